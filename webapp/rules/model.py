@@ -1,0 +1,102 @@
+"""Plain data the rules engine works on: players, table results, rounds, events.
+
+Money is `Decimal` quantised to cents; points are `Fraction` (halves occur in
+4-player rule sets). Nothing here knows about files, Flask or a database.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+
+CENT = Decimal("0.01")
+
+STATUSES = ("registered", "licensed", "guest", "substitute")
+
+
+def money(value) -> Decimal:
+    """Exact money from str/int/Decimal, quantised to cents (never from float)."""
+    if isinstance(value, float):
+        raise TypeError("money must not be a binary float")
+    return Decimal(value).quantize(CENT)
+
+
+@dataclass(frozen=True)
+class Player:
+    start_no: int
+    name: str
+    club: str | None = None
+    status: str = "registered"
+    rating: Decimal | None = None
+    nominated: bool = False
+    present: bool = True
+    id: str | None = None
+    substitute_for: int | None = None
+    from_round: int | None = None
+
+    @property
+    def key(self) -> str:
+        """Stable identity across tournaments (EXCHANGE.md: the name when no id)."""
+        return self.id if self.id is not None else self.name
+
+    @property
+    def club_key(self) -> str | None:
+        """The club for the club rule (SEM-B2): guests and licensed players have none."""
+        if self.status in ("guest", "licensed"):
+            return None
+        return self.club or None
+
+
+@dataclass(frozen=True)
+class TableResult:
+    table: int
+    players: tuple[int, ...]
+    sums: tuple[Decimal, ...]
+    points: tuple[Fraction, ...] | None = None
+    disqualified: tuple[int, ...] = ()
+    early: bool = False
+    scores: tuple[Decimal, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    tables: tuple[TableResult, ...]
+
+
+@dataclass(frozen=True)
+class Event:
+    """`withdrawn` (SEM-D4) or `card` (SEM-E); unknown keys are kept in `extra`."""
+
+    type: str
+    start_no: int
+    after_round: int | None = None
+    colour: str | None = None
+    round: int | None = None
+    referees: tuple[str, ...] = ()
+    extra: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass
+class Tournament:
+    players: list[Player]
+    rounds: list[Round] = field(default_factory=list)
+    ruleset: str = "sem"
+    name: str = ""
+    date: str | None = None
+    events: list[Event] = field(default_factory=list)
+    corrections: list[dict] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    def player(self, start_no: int) -> Player:
+        return self.by_start_no()[start_no]
+
+    def by_start_no(self) -> dict[int, Player]:
+        return {p.start_no: p for p in self.players}
+
+    @property
+    def last_round(self) -> int:
+        return self.rounds[-1].number if self.rounds else 0
+
+    def rounds_upto(self, k: int) -> list[Round]:
+        return [r for r in self.rounds if r.number <= k]
