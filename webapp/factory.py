@@ -1,0 +1,61 @@
+"""Builds the Flask app: config → extensions → blueprints → CLI."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from . import i18n
+from .config import load_config
+from .database import configure_sqlite
+from .extensions import babel, csrf, db, htmx, login_manager, migrate
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def build_app(config: dict | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.update(load_config(app.instance_path, config))
+
+    db.init_app(app)
+    with app.app_context():
+        configure_sqlite(db.engine)
+    migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
+    csrf.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    babel.init_app(app, locale_selector=i18n.select_locale)
+    htmx.init_app(app)
+
+    from . import models
+
+    @login_manager.user_loader
+    def load_user(user_id: str):
+        return db.session.get(models.User, int(user_id))
+
+    from .views import auth, operator, public
+
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(operator.bp)
+    app.register_blueprint(public.bp)
+
+    app.jinja_env.filters["money"] = i18n.money
+    app.jinja_env.filters["amount"] = i18n.amount
+    app.jinja_env.filters["points"] = i18n.points
+
+    @app.context_processor
+    def inject_locale():
+        from flask_babel import get_locale
+
+        return {"current_locale": str(get_locale()), "languages": app.config["LANGUAGES"]}
+
+    @app.after_request
+    def after(response):
+        # one URL may answer with a page or an htmx fragment: caches must keep them apart
+        response.vary.add("HX-Request")
+        return i18n.remember_locale(response)
+
+    from .cli import listok
+
+    app.cli.add_command(listok)
+    return app

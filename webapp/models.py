@@ -1,0 +1,206 @@
+"""Database tables. No rules and no display formatting here: the bridge to the
+rules engine is `webapp/services/`, formatting lives in the templates."""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date, datetime, timezone
+from decimal import Decimal
+
+from flask_login import UserMixin
+from sqlalchemy import JSON, ForeignKey, Numeric, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from .extensions import db
+
+ROLES = ("operator", "referee")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class User(UserMixin, db.Model):
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    display_name: Mapped[str] = mapped_column(String(120), default="")
+    password_hash: Mapped[str] = mapped_column(String(256))
+    role: Mapped[str] = mapped_column(String(20), default="operator")
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def set_password(self, password: str) -> None:
+        self.password_hash = generate_password_hash(password)
+
+    def check_password(self, password: str) -> bool:
+        return check_password_hash(self.password_hash, password)
+
+    @property
+    def is_active(self) -> bool:
+        return self.active
+
+    @property
+    def label(self) -> str:
+        return self.display_name or self.username
+
+
+class Tournament(db.Model):
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(20), default="sem")
+    name: Mapped[str] = mapped_column(String(200))
+    date: Mapped[date | None]
+    venue: Mapped[str] = mapped_column(String(200), default="")
+    status: Mapped[str] = mapped_column(String(20), default="setup")  # setup | running | finished
+    nominations_published_at: Mapped[datetime | None]
+    # bumped by every change that alters the field, the draw or results: stale forms are refused
+    version: Mapped[int] = mapped_column(default=1)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    players: Mapped[list[Player]] = relationship(
+        back_populates="tournament", order_by="Player.start_no", cascade="all, delete-orphan")
+    rounds: Mapped[list[Round]] = relationship(
+        back_populates="tournament", order_by="Round.number", cascade="all, delete-orphan")
+    events: Mapped[list[Event]] = relationship(
+        back_populates="tournament", order_by="Event.id", cascade="all, delete-orphan")
+    corrections: Mapped[list[Correction]] = relationship(
+        back_populates="tournament", order_by="Correction.id", cascade="all, delete-orphan")
+
+
+class Player(db.Model):
+    __table_args__ = (UniqueConstraint("tournament_id", "start_no"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    start_no: Mapped[int]
+    reg_id: Mapped[str | None] = mapped_column(String(40))
+    name: Mapped[str] = mapped_column(String(200))
+    club: Mapped[str | None] = mapped_column(String(120))
+    status: Mapped[str] = mapped_column(String(20), default="registered")
+    rating: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    nominated: Mapped[bool] = mapped_column(default=False)
+    present: Mapped[bool] = mapped_column(default=False)
+    checked_in_at: Mapped[datetime | None]
+    substitute_for: Mapped[int | None]
+    from_round: Mapped[int | None]
+    pin_hash: Mapped[str | None] = mapped_column(String(256))
+    pin_failures: Mapped[int] = mapped_column(default=0)
+    pin_locked_until: Mapped[datetime | None]
+
+    tournament: Mapped[Tournament] = relationship(back_populates="players")
+
+
+class Round(db.Model):
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    number: Mapped[int]
+    status: Mapped[str] = mapped_column(String(20), default="draft")  # draft | published | closed
+    advancing: Mapped[list | None] = mapped_column(JSON)
+    eliminated: Mapped[list | None] = mapped_column(JSON)
+    drawn_at: Mapped[datetime] = mapped_column(default=utcnow)
+    published_at: Mapped[datetime | None]
+    started_at: Mapped[datetime | None]  # the round clock (SEM-B4)
+    closed_at: Mapped[datetime | None]
+    standings_published_at: Mapped[datetime | None]  # SEM-C9
+    version: Mapped[int] = mapped_column(default=1)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="rounds")
+    tables: Mapped[list[RoundTable]] = relationship(
+        back_populates="round", order_by="RoundTable.number", cascade="all, delete-orphan")
+
+
+class RoundTable(db.Model):
+    __tablename__ = "round_table"
+    __table_args__ = (UniqueConstraint("round_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("round.id"), index=True)
+    number: Mapped[int]
+    players: Mapped[list] = mapped_column(JSON)  # start numbers in sheet order
+    flags: Mapped[list] = mapped_column(JSON, default=list)
+
+    round: Mapped[Round] = relationship(back_populates="tables")
+    sheets: Mapped[list[Sheet]] = relationship(
+        back_populates="table", order_by="Sheet.version", cascade="all, delete-orphan")
+
+    @property
+    def sheet(self) -> Sheet | None:
+        """The sheet that counts: the newest accepted version."""
+        accepted = [s for s in self.sheets if s.status == "accepted"]
+        return accepted[-1] if accepted else None
+
+
+class Sheet(db.Model):
+    """One version of a table's score sheet. Versions are never overwritten."""
+
+    __table_args__ = (UniqueConstraint("table_id", "version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("round_table.id"), index=True)
+    version: Mapped[int] = mapped_column(default=1)
+    status: Mapped[str] = mapped_column(String(20), default="accepted")  # accepted | superseded | pending | dispute | rejected
+    sums: Mapped[list] = mapped_column(JSON)  # money strings "14.00", sheet order
+    entered_sums: Mapped[list | None] = mapped_column(JSON)  # as written, when SEM-C5 corrected them
+    points: Mapped[list | None] = mapped_column(JSON)  # override after SEM-C10
+    disqualified: Mapped[list] = mapped_column(JSON, default=list)
+    early: Mapped[bool] = mapped_column(default=False)
+    source: Mapped[str] = mapped_column(String(20), default="paper")  # paper | phone | import | correction
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_by: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    table: Mapped[RoundTable] = relationship(back_populates="sheets")
+
+
+class Event(db.Model):
+    """Withdrawals (SEM-D4) and cards (SEM-E), as in the tournament file."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    type: Mapped[str] = mapped_column(String(20))
+    start_no: Mapped[int]
+    after_round: Mapped[int | None]
+    colour: Mapped[str | None] = mapped_column(String(10))
+    round: Mapped[int | None]
+    referees: Mapped[list] = mapped_column(JSON, default=list)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_by: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="events")
+
+
+class Correction(db.Model):
+    """SEM-C10 and SEM-C5 corrections: who asked, who approved, old and new values."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    record: Mapped[dict] = mapped_column(JSON)  # the `corrections[]` entry of the tournament file
+    created_by: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="corrections")
+
+
+class AuditEntry(db.Model):
+    """Append-only, hash-chained log: each entry's hash covers the previous one,
+    so a later change to any stored entry is detectable."""
+
+    __tablename__ = "audit_entry"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int | None] = mapped_column(index=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    actor: Mapped[str] = mapped_column(String(120), default="")
+    action: Mapped[str] = mapped_column(String(60))
+    payload: Mapped[dict] = mapped_column(JSON, default=dict)
+    prev_hash: Mapped[str] = mapped_column(String(64), default="")
+    hash: Mapped[str] = mapped_column(String(64), default="")
+
+    def compute_hash(self) -> str:
+        body = json.dumps(
+            [self.prev_hash, self.tournament_id, self.at.isoformat(), self.actor, self.action, self.payload],
+            sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(body.encode()).hexdigest()

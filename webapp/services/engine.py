@@ -1,0 +1,51 @@
+"""The bridge: database rows → the rules engine's objects (and back)."""
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+from ..models import Event as EventRow, Player as PlayerRow, Tournament as TournamentRow
+from ..rules import model as rules
+
+
+def rules_player(p: PlayerRow) -> rules.Player:
+    return rules.Player(
+        start_no=p.start_no, name=p.name, club=p.club or None, status=p.status,
+        rating=Decimal(p.rating) if p.rating is not None else None, nominated=bool(p.nominated),
+        present=bool(p.present), id=p.reg_id or None, substitute_for=p.substitute_for, from_round=p.from_round,
+    )
+
+
+def rules_event(e: EventRow) -> rules.Event:
+    return rules.Event(type=e.type, start_no=e.start_no, after_round=e.after_round, colour=e.colour,
+                       round=e.round, referees=tuple(e.referees or ()))
+
+
+def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: bool = False) -> rules.Tournament:
+    """The tournament as the engine sees it: every round up to `upto` whose tables
+    all have an accepted sheet (or, with closed_only, only closed rounds)."""
+    rounds = []
+    for r in t.rounds:
+        if upto is not None and r.number > upto:
+            break
+        if closed_only and r.status != "closed":
+            break
+        tables = []
+        for tab in r.tables:
+            sheet = tab.sheet
+            if sheet is None:
+                break
+            tables.append(rules.TableResult(
+                table=tab.number, players=tuple(tab.players),
+                sums=tuple(Decimal(s) for s in sheet.sums),
+                points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
+                disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early)))
+        else:
+            if tables:
+                rounds.append(rules.Round(r.number, tuple(tables)))
+                continue
+        break
+    return rules.Tournament(
+        players=[rules_player(p) for p in t.players], rounds=rounds, ruleset=t.ruleset, name=t.name,
+        date=t.date.isoformat() if t.date else None, events=[rules_event(e) for e in t.events],
+        corrections=[c.record for c in t.corrections])

@@ -1,0 +1,6 @@
+"""The operator's desk: one blueprint, its routes split by stage of the tournament."""
+from flask import Blueprint
+
+bp = Blueprint("operator", __name__, url_prefix="/operator")
+
+from . import tournaments  # noqa: E402,F401

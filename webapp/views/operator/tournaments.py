@@ -1,0 +1,60 @@
+"""Tournament list, creation and the tournament's dashboard."""
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, url_for
+from flask_babel import gettext as _, lazy_gettext as _l
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from sqlalchemy import select
+from wtforms import DateField, SelectField, StringField
+from wtforms.validators import DataRequired, Length, Optional
+
+from ...extensions import db
+from ...models import Tournament
+from ...rules.ruleset import REGISTRY, get_ruleset
+from ...services.common import audit, get_tournament
+from ..auth import operator_required
+from . import bp
+
+
+class TournamentForm(FlaskForm):
+    name = StringField(_l("Name"), validators=[DataRequired(), Length(max=200)])
+    date = DateField(_l("Date"), validators=[Optional()])
+    venue = StringField(_l("Venue"), validators=[Length(max=200)])
+    ruleset = SelectField(_l("Rule set"), default="sem")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        get_ruleset("sem")  # loads the registry
+        self.ruleset.choices = [(code, rs.title) for code, rs in REGISTRY.items()]
+
+
+@bp.get("/")
+@operator_required
+def index():
+    tournaments = db.session.scalars(select(Tournament).order_by(Tournament.date.desc(), Tournament.id.desc())).all()
+    return render_template("operator/index.html", tournaments=tournaments, form=TournamentForm())
+
+
+@bp.post("/tournaments")
+@operator_required
+def create_tournament():
+    form = TournamentForm()
+    if not form.validate_on_submit():
+        tournaments = db.session.scalars(select(Tournament).order_by(Tournament.id.desc())).all()
+        return render_template("operator/index.html", tournaments=tournaments, form=form), 422
+    t = Tournament(name=form.name.data.strip(), date=form.date.data, venue=(form.venue.data or "").strip(),
+                   ruleset=form.ruleset.data)
+    db.session.add(t)
+    db.session.flush()
+    audit("tournament.create", current_user.label, {"name": t.name}, t.id)
+    db.session.commit()
+    flash(_("Tournament created."), "success")
+    return redirect(url_for("operator.tournament", tid=t.id))
+
+
+@bp.get("/t/<int:tid>")
+@operator_required
+def tournament(tid: int):
+    t = get_tournament(tid)
+    return render_template("operator/tournament.html", t=t, rs=get_ruleset(t.ruleset))
