@@ -5,7 +5,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from babel.numbers import format_currency, format_decimal
-from flask import current_app, request
+from flask import current_app, has_request_context, request
 from flask_babel import get_locale
 
 COOKIE = "lang"
@@ -14,6 +14,8 @@ COOKIE = "lang"
 def select_locale() -> str:
     """?lang= (remembered in a cookie by `remember_locale`), the cookie, then the browser's languages."""
     languages = current_app.config["LANGUAGES"]
+    if not has_request_context():
+        return current_app.config["BABEL_DEFAULT_LOCALE"]
     wanted = request.args.get("lang") or request.cookies.get(COOKIE)
     if wanted in languages:
         return wanted

@@ -1,13 +1,12 @@
-"""Pages anyone at the venue may open: no login."""
+"""The public start page: the venue's tournaments."""
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import render_template
 from sqlalchemy import select
 
-from ..extensions import db
-from ..models import Tournament
-
-bp = Blueprint("public", __name__)
+from ...extensions import db
+from ...models import Tournament
+from . import bp
 
 
 @bp.get("/")

@@ -1,0 +1,262 @@
+"""The round cycle: draw → (swap) → publish → clock → sheets in → close → standings.
+
+Every function changes the database in the caller's session and leaves the
+commit to the caller, so a refused action (ServiceError) changes nothing.
+"""
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from flask_babel import gettext as _
+
+from ..extensions import db
+from ..models import Round, RoundTable, Sheet, Tournament, utcnow
+from ..rules.model import CENT
+from ..rules.points import administrative_correction, sheet_hints
+from ..rules.ruleset import get_ruleset
+from ..rules.seating import DrawError, draw
+from ..rules.season import NominationError, nominations
+from .common import ServiceError, audit, bump, check_version
+from .engine import rules_tournament
+
+
+def current_round(t: Tournament) -> Round | None:
+    return t.rounds[-1] if t.rounds else None
+
+
+def next_round_number(t: Tournament) -> int:
+    r = current_round(t)
+    return 1 if r is None else r.number + 1
+
+
+def apply_auto_nominations(t: Tournament, actor: str) -> list[str]:
+    """SEM-B3b: clubs that had to nominate and did not are nominated automatically
+    at the start of round 1. Returns the clubs nominated that way."""
+    try:
+        noms = nominations(rules_tournament(t))
+    except NominationError as e:
+        raise ServiceError(str(e)) from e
+    auto = []
+    by_no = {p.start_no: p for p in t.players}
+    for club, nom in noms.items():
+        if nom.required and nom.automatic:
+            for s in nom.players:
+                by_no[s].nominated = True
+            auto.append(club)
+    if auto:
+        audit("nominations.auto", actor, {"clubs": auto}, t.id)
+    t.nominations_published_at = t.nominations_published_at or utcnow()
+    return auto
+
+
+def draw_round(t: Tournament, actor: str, version=None) -> Round:
+    """Draw the next round with the engine and store it as a draft (SEM-B2..B11)."""
+    if version is not None:
+        check_version(t, version)
+    cur = current_round(t)
+    if cur is not None and cur.status != "closed":
+        raise ServiceError(_("Round %(n)d is not closed yet.", n=cur.number))
+    rs = get_ruleset(t.ruleset)
+    n = next_round_number(t)
+    if n > rs.rounds:
+        raise ServiceError(_("The tournament has no more rounds."))
+    if n == 1:
+        apply_auto_nominations(t, actor)
+    try:
+        d = draw(rules_tournament(t, closed_only=True), n, rs)
+    except DrawError as e:
+        raise ServiceError(str(e)) from e
+    if not d.tables:
+        raise ServiceError(_("Nobody advances to round %(n)d: the tournament is over.", n=n))
+    r = Round(tournament=t, number=n, status="draft",
+              advancing=list(d.advancing) if d.advancing is not None else None,
+              eliminated=list(d.eliminated) if d.eliminated is not None else None)
+    r.tables = [RoundTable(number=st.table, players=list(st.players), flags=list(st.flags)) for st in d.tables]
+    db.session.add(r)
+    if t.status == "setup":
+        t.status = "running"
+    bump(t)
+    db.session.flush()
+    audit("round.draw", actor, {"round": n, "tables": len(d.tables)}, t.id)
+    return r
+
+
+def discard_draft(t: Tournament, r: Round, actor: str, version) -> None:
+    check_version(t, version)
+    if r.status != "draft":
+        raise ServiceError(_("Only a draw that is not published can be discarded."))
+    db.session.delete(r)
+    bump(t)
+    audit("round.discard", actor, {"round": r.number}, t.id)
+
+
+def seat_of(r: Round, start_no: int) -> tuple[RoundTable, int] | None:
+    for tab in r.tables:
+        if start_no in tab.players:
+            return tab, tab.players.index(start_no)
+    return None
+
+
+def swap_warnings(t: Tournament, r: Round, tables: list[RoundTable]) -> dict[int, str]:
+    """What a manual swap breaks, by table number: the club rule where it applies (SEM-B2/B7)."""
+    rs = get_ruleset(t.ruleset)
+    if r.number not in rs.club_rule_rounds:
+        return {}
+    players = {p.start_no: p for p in t.players}
+    out = {}
+    for tab in tables:
+        clubs = [players[s].club for s in tab.players
+                 if players[s].status not in ("guest", "licensed") and players[s].club]
+        if len(clubs) != len(set(clubs)):
+            out[tab.number] = _("Table %(t)d: two players of one club now sit together "
+                                "(club rule, round %(r)d).", t=tab.number, r=r.number)
+    return out
+
+
+def swap_seats(t: Tournament, r: Round, a: int, b: int, actor: str, version) -> list[str]:
+    """Swap two players' seats in a draft draw; returns the warnings it causes."""
+    check_version(t, version)
+    if r.status != "draft":
+        raise ServiceError(_("The draw is published: seats can no longer be swapped."))
+    sa, sb = seat_of(r, a), seat_of(r, b)
+    for s, seat in ((a, sa), (b, sb)):
+        if seat is None:
+            raise ServiceError(_("Start number %(s)d is not seated in round %(r)d.", s=s, r=r.number))
+    if a == b:
+        raise ServiceError(_("Choose two different players."))
+    (ta, ia), (tb, ib) = sa, sb
+    pa, pb = list(ta.players), list(tb.players) if tb is not ta else None
+    if pb is None:
+        pa[ia], pa[ib] = pa[ib], pa[ia]
+        ta.players = pa
+    else:
+        pa[ia], pb[ib] = b, a
+        ta.players, tb.players = pa, pb
+    changed = [ta] if tb is ta else [ta, tb]
+    warnings = swap_warnings(t, r, changed)
+    for tab in changed:
+        flags = [f for f in tab.flags if f not in ("same-club", "manual")] + ["manual"]
+        if tab.number in warnings:
+            flags.append("same-club")
+        tab.flags = flags
+    bump(t)
+    audit("round.swap", actor, {"round": r.number, "a": a, "b": b, "warnings": list(warnings.values())}, t.id)
+    return list(warnings.values())
+
+
+def publish_round(t: Tournament, r: Round, actor: str, version) -> None:
+    check_version(t, version)
+    if r.status != "draft":
+        raise ServiceError(_("Round %(n)d is already published.", n=r.number))
+    r.status = "published"
+    r.published_at = utcnow()
+    bump(t)
+    audit("round.publish", actor, {"round": r.number}, t.id)
+
+
+def start_clock(t: Tournament, r: Round, actor: str) -> None:
+    """SEM-B4: the 50 minutes run from the start signal."""
+    if r.status == "draft":
+        raise ServiceError(_("Publish the draw before starting the round."))
+    if r.started_at is None:
+        r.started_at = utcnow()
+        audit("round.start", actor, {"round": r.number}, t.id)
+
+
+def parse_sums(values, n: int) -> list[Decimal]:
+    """Sums typed by a person: '14,50', '14.5', '-1' … → exact cents, or a message per field."""
+    if len(values) != n:
+        raise ServiceError(_("Enter %(n)d sums.", n=n))
+    sums, errors = [], []
+    for i, v in enumerate(values):
+        text = str(v or "").strip().replace(" ", "").replace("€", "").replace(",", ".")
+        try:
+            d = Decimal(text)
+            if not d.is_finite() or d != d.quantize(CENT):
+                raise InvalidOperation
+            sums.append(d.quantize(CENT))
+        except InvalidOperation:
+            errors.append(i)
+    if errors:
+        raise ServiceError(_("Sum %(i)d is not an amount in euros and cents.", i=errors[0] + 1),
+                           field=f"sum{errors[0]}")
+    return sums
+
+
+def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str, *, source: str = "paper",
+                 correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
+                 replace_version: int | None = None) -> Sheet:
+    """Store a table's sheet (SEM-B5). A wrong total is refused unless the operator
+    applies the SEM-C5 administrative correction; an existing sheet is replaced
+    only by naming its version (a new version; the old one is kept, superseded)."""
+    r = tab.round
+    if r.status == "draft":
+        raise ServiceError(_("Round %(n)d is not published yet.", n=r.number))
+    if r.status == "closed":
+        raise ServiceError(_("Round %(n)d is closed: use a correction (SEM-C10).", n=r.number))
+    rs = get_ruleset(t.ruleset)
+    current = tab.sheet
+    if current is not None and replace_version != current.version:
+        raise ServiceError(_("Table %(t)d already has a sheet (version %(v)d). Reload the page to see it.",
+                             t=tab.number, v=current.version))
+    dq = [int(s) for s in disqualified]
+    for s in dq:
+        if s not in tab.players:
+            raise ServiceError(_("Start number %(s)d does not sit at table %(t)d.", s=s, t=tab.number))
+    entered = None
+    if not dq:
+        blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
+        if blocking and blocking[0].code == "total":
+            if not correct_total:
+                raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
+                                     t=tab.number, total=f"{sum(sums):.2f}",
+                                     exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
+            entered = [f"{s:.2f}" for s in sums]
+            sums = list(administrative_correction(rs, sums))
+        elif blocking:
+            raise ServiceError(_("Table %(t)d: %(msg)s", t=tab.number, msg=blocking[0].message))
+    if current is not None:
+        current.status = "superseded"
+    sheet = Sheet(table=tab, version=(current.version + 1) if current else 1, status="accepted",
+                  sums=[f"{s:.2f}" for s in sums], entered_sums=entered, disqualified=dq, early=early,
+                  source=source, note=note, created_by=actor)
+    db.session.add(sheet)
+    bump(t)
+    db.session.flush()
+    audit("sheet.record", actor, {"round": r.number, "table": tab.number, "version": sheet.version,
+                                  "sums": sheet.sums, "entered": entered, "disqualified": dq, "source": source}, t.id)
+    return sheet
+
+
+def tables_in(r: Round) -> tuple[int, int]:
+    return sum(1 for tab in r.tables if tab.sheet is not None), len(r.tables)
+
+
+def close_round(t: Tournament, r: Round, actor: str, version) -> None:
+    """All sheets in: the round's results count; standings are published (SEM-C9)."""
+    check_version(t, version)
+    done, total = tables_in(r)
+    if r.status != "published":
+        raise ServiceError(_("Round %(n)d cannot be closed now.", n=r.number))
+    if done < total:
+        missing = [str(tab.number) for tab in r.tables if tab.sheet is None]
+        raise ServiceError(_("Sheets missing from tables %(tables)s.", tables=", ".join(missing[:20])))
+    r.status = "closed"
+    r.closed_at = r.standings_published_at = utcnow()
+    rs = get_ruleset(t.ruleset)
+    if r.number >= rs.rounds:
+        t.status = "finished"
+    else:
+        try:
+            d = draw(rules_tournament(t, closed_only=True), r.number + 1, rs)
+            if not d.tables:
+                t.status = "finished"
+        except DrawError:
+            pass
+    bump(t)
+    audit("round.close", actor, {"round": r.number}, t.id)
+
+
+def points_json(points) -> list[str] | None:
+    return [str(Fraction(p)) for p in points] if points is not None else None

@@ -1,0 +1,6 @@
+"""Pages anyone at the venue may open without logging in."""
+from flask import Blueprint
+
+bp = Blueprint("public", __name__)
+
+from . import home  # noqa: E402,F401
