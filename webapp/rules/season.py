@@ -1,0 +1,356 @@
+"""Season level of SEM: tournament points (SEM-A3), club nominations and the
+club result of a tournament (SEM-B3), the individual and club season tables
+(SEM-A4, A5), historical tables (SEM-A6), the rating ladder (SEM-B1) and the
+guest checks of registration (SEM-A2).
+
+Interpretations where RULES.md is silent (shown to the operator as footnotes):
+
+- places in every table here are 1, 2, 3 … without shared places; the last
+  tie-break is named in each function;
+- tournaments are put in time order by date, then name, then the order they
+  were given in; a tournament without a date counts as the earliest;
+- a club's `counted` players include its jokers; `jokers` is that subset.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Collection, Iterable, Mapping, Sequence
+
+from .model import Player, Tournament
+from .standings import Standing, standings
+
+# SEM-A3: bonus points of places 1..50 (places 21-50 get 30 down to 1).
+BONUS: tuple[int, ...] = (
+    100, 91, 85, 81, 78, 75, 72, 69, 66, 63, 60, 57, 54, 51, 48, 45, 42, 39, 36, 33,
+) + tuple(range(30, 0, -1))
+
+NOMINATE_ABOVE = 12  # SEM-B3a: clubs with more present players nominate
+NOMINATED = 10
+CLUB_COUNTED = 6  # SEM-B3c
+MAX_JOKERS = 2
+GUEST_LIMIT = 4  # SEM-A2
+
+
+@dataclass(frozen=True)
+class TournamentPoints:
+    placement: int
+    bonus: int
+
+    @property
+    def total(self) -> int:
+        return self.placement + self.bonus
+
+
+def tournament_points(ranking: list[Standing]) -> dict[int, TournamentPoints]:
+    """SEM-A3 by start number. `ranking` is the final standings in place order;
+    disqualified players and SEM-D5 substitutes are not in it, so N = len(ranking)."""
+    n = len(ranking)
+    return {
+        s.player.start_no: TournamentPoints(n - i, BONUS[i] if i < len(BONUS) else 0)
+        for i, s in enumerate(ranking)
+    }
+
+
+# --------------------------------------------------------------------------- SEM-B3
+
+
+class NominationError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Nomination:
+    club: str
+    players: tuple[int, ...]  # start numbers, ascending
+    automatic: bool
+    required: bool
+
+
+def _rating_order(p: Player) -> tuple:
+    """SEM-B2/B3b: rated players by rating descending, then unrated ones; start number last."""
+    return (p.rating is None, -(p.rating or 0), p.start_no)
+
+
+def nominations(t: Tournament) -> dict[str, Nomination]:
+    """SEM-B3a/b for every club with a present player (substitutes included).
+
+    Only the `nominated` flags of present players count. A club with more than
+    12 present players must flag exactly 10; with no flag at all the system
+    nominates its 10 best-rated players; any other count is refused.
+    """
+    clubs: dict[str, list[Player]] = {}
+    for p in t.players:
+        if p.present and p.club_key is not None:
+            clubs.setdefault(p.club_key, []).append(p)
+    result: dict[str, Nomination] = {}
+    for club in sorted(clubs):
+        members = sorted(clubs[club], key=lambda p: p.start_no)
+        if len(members) <= NOMINATE_ABOVE:
+            result[club] = Nomination(club, tuple(p.start_no for p in members), False, False)
+            continue
+        flagged = [p for p in members if p.nominated]
+        automatic = not flagged
+        if automatic:
+            flagged = sorted(members, key=_rating_order)[:NOMINATED]
+        elif len(flagged) != NOMINATED:
+            raise NominationError(
+                f"club '{club}' has {len(members)} players present and nominated "
+                f"{len(flagged)}: it must nominate exactly {NOMINATED}")
+        result[club] = Nomination(club, tuple(sorted(p.start_no for p in flagged)), automatic, True)
+    return result
+
+
+@dataclass(frozen=True)
+class ClubResult:
+    place: int
+    club: str
+    score: int
+    game_points: Fraction
+    counted: tuple[int, ...]  # placing order, jokers included
+    jokers: tuple[int, ...]
+
+
+def club_results(t: Tournament, ranking: list[Standing] | None = None,
+                 tp: dict[int, TournamentPoints] | None = None) -> list[ClubResult]:
+    """SEM-B3c: walk each club's ranked players in placing order, take a
+    nominated player always and a joker only while fewer than 2 are taken,
+    stop at 6. Score = their tournament points; game points = their table
+    points. Placed by score, then game points, then club name.
+
+    Every club with a present or ranked player is listed, if need be with 0.
+    In a club that does not nominate every player counts as nominated, even a
+    ranked player not marked present.
+    """
+    if ranking is None:
+        ranking = standings(t)
+    if tp is None:
+        tp = tournament_points(ranking)
+    noms = nominations(t)
+    ranked: dict[str, list[Standing]] = {club: [] for club in noms}
+    for s in ranking:
+        if s.player.club_key is not None:
+            ranked.setdefault(s.player.club_key, []).append(s)
+    rows = []
+    for club, members in ranked.items():
+        nom = noms.get(club)
+        nominated = set(nom.players) if nom is not None and nom.required else None
+        counted: list[Standing] = []
+        jokers: list[int] = []
+        for s in members:
+            if len(counted) == CLUB_COUNTED:
+                break
+            sn = s.player.start_no
+            if nominated is None or sn in nominated:
+                counted.append(s)
+            elif len(jokers) < MAX_JOKERS:
+                counted.append(s)
+                jokers.append(sn)
+        score = sum(tp[s.player.start_no].total for s in counted)
+        game_points = sum((s.stats.points for s in counted), Fraction(0))
+        rows.append((club, score, game_points, tuple(s.player.start_no for s in counted), tuple(jokers)))
+    rows.sort(key=lambda r: (-r[1], -r[2], r[0]))
+    return [ClubResult(i + 1, *r) for i, r in enumerate(rows)]
+
+
+# --------------------------------------------------------------------------- SEM-A4, A5
+
+
+@dataclass(frozen=True)
+class SeasonPlayer:
+    place: int
+    id: str
+    name: str
+    club: str | None
+    points: int
+    game_points: Fraction
+    money: Decimal
+    counted: tuple[str, ...]  # tournament names, in time order
+    dropped: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SeasonClub:
+    place: int
+    club: str
+    points: int
+    game_points: Fraction
+
+
+@dataclass(frozen=True)
+class SeasonTable:
+    players: list[SeasonPlayer]
+    clubs: list[SeasonClub]
+
+
+@dataclass(frozen=True)
+class _Result:
+    """One player's result in one tournament."""
+
+    when: int  # position of the tournament in time order
+    tournament: str
+    points: int
+    game_points: Fraction
+    money: Decimal
+
+
+def chronological(tournaments: Iterable[Tournament]) -> list[Tournament]:
+    """Time order: date, then name, then the given order (no date = earliest)."""
+    indexed = list(enumerate(tournaments))
+    indexed.sort(key=lambda it: (it[1].date or "", it[1].name, it[0]))
+    return [t for _, t in indexed]
+
+
+def _final_results(t: Tournament) -> tuple[list[Standing], dict[int, TournamentPoints]]:
+    ranking = standings(t)
+    keys: set[str] = set()
+    for s in ranking:
+        if s.player.key in keys:
+            raise ValueError(f"tournament '{t.name}': player '{s.player.key}' is listed twice; "
+                             "give the players distinct ids")
+        keys.add(s.player.key)
+    return ranking, tournament_points(ranking)
+
+
+def season_table(tournaments: Sequence[Tournament], best: int = 11) -> SeasonTable:
+    """SEM-A4 individuals and SEM-A5 clubs from the season's final tournaments.
+
+    Individuals (matched by `Player.key`): the `best` results by tournament
+    points count. Which of equal results is dropped: the lower game points,
+    then the lower money, then the earlier tournament. Ties in the table:
+    (1) game points, (2) money, both over the counted tournaments, (3) the
+    tournament points of the dropped tournaments (summed), then the id.
+    Name and club are the latest tournament's. A disqualified player has no
+    result in that tournament (SEM-D2).
+
+    Clubs: the sum of the club scores (SEM-B3) over all tournaments; ties by
+    the game points of all counted players, then the club name.
+    """
+    if best < 0:
+        raise ValueError("best must not be negative")
+    results: dict[str, list[_Result]] = {}
+    latest: dict[str, Player] = {}
+    club_points: dict[str, int] = {}
+    club_game: dict[str, Fraction] = {}
+    for when, t in enumerate(chronological(tournaments)):
+        ranking, tp = _final_results(t)
+        for s in ranking:
+            p = s.player
+            latest[p.key] = p
+            results.setdefault(p.key, []).append(
+                _Result(when, t.name, tp[p.start_no].total, s.stats.points, s.stats.money))
+        try:
+            clubs = club_results(t, ranking, tp)
+        except NominationError as e:
+            raise NominationError(f"tournament '{t.name}': {e}") from None
+        for c in clubs:
+            club_points[c.club] = club_points.get(c.club, 0) + c.score
+            club_game[c.club] = club_game.get(c.club, Fraction(0)) + c.game_points
+
+    rows = []
+    for key, res in results.items():
+        keep = sorted(res, key=lambda r: (-r.points, -r.game_points, -r.money, -r.when))
+        counted = sorted(keep[:best], key=lambda r: r.when)
+        dropped = sorted(keep[best:], key=lambda r: r.when)
+        points = sum(r.points for r in counted)
+        game = sum((r.game_points for r in counted), Fraction(0))
+        money = sum((r.money for r in counted), Decimal("0.00"))
+        dropped_points = sum(r.points for r in dropped)
+        rows.append(((-points, -game, -money, -dropped_points, key),
+                     key, points, game, money, counted, dropped))
+    rows.sort(key=lambda r: r[0])
+    players = [
+        SeasonPlayer(i + 1, key, latest[key].name, latest[key].club, points, game, money,
+                     tuple(r.tournament for r in counted), tuple(r.tournament for r in dropped))
+        for i, (_, key, points, game, money, counted, dropped) in enumerate(rows)
+    ]
+    order = sorted(club_points, key=lambda c: (-club_points[c], -club_game[c], c))
+    clubs = [SeasonClub(i + 1, c, club_points[c], club_game[c]) for i, c in enumerate(order)]
+    return SeasonTable(players, clubs)
+
+
+# --------------------------------------------------------------------------- SEM-A6
+
+
+def historical_coefficient(best_ever: int | Fraction, best_this_season: int | Fraction) -> Fraction:
+    """SEM-A6: highest season total ever (this season included) / highest this season."""
+    best_ever, best_this = Fraction(best_ever), Fraction(best_this_season)
+    if best_this <= 0:
+        raise ValueError("the season's highest total must be positive")
+    if best_ever < best_this:
+        raise ValueError(f"the highest total ever ({best_ever}) is below this season's "
+                         f"highest ({best_this}); it must include this season")
+    return best_ever / best_this
+
+
+def historical_points(season_totals: Mapping[str, int], best_ever_before: int) -> dict[str, Fraction]:
+    """SEM-A6 for one season's final table (individuals or clubs): every total
+    times max(best ever before, best this season) / best this season."""
+    if not season_totals:
+        return {}
+    best_this = max(season_totals.values())
+    k = historical_coefficient(max(best_ever_before, best_this), best_this)
+    return {key: total * k for key, total in season_totals.items()}
+
+
+# --------------------------------------------------------------------------- SEM-B1
+
+
+@dataclass(frozen=True)
+class Rating:
+    id: str
+    name: str
+    rating: int
+    tournaments: int
+
+
+def ratings(tournaments: Sequence[Tournament], window: int = 12) -> list[Rating]:
+    """SEM-B1: tournament points summed over the `window` most recent
+    tournaments (a window of tournaments held, not of a player's
+    appearances). Players without a result in the window are unrated and not
+    listed. Highest first, ties by id; the name is the latest in the window."""
+    if window < 1:
+        raise ValueError("the rating window must be at least 1 tournament")
+    recent = chronological(tournaments)[-window:]
+    total: dict[str, int] = {}
+    count: dict[str, int] = {}
+    name: dict[str, str] = {}
+    for t in recent:
+        ranking, tp = _final_results(t)
+        for s in ranking:
+            key = s.player.key
+            total[key] = total.get(key, 0) + tp[s.player.start_no].total
+            count[key] = count.get(key, 0) + 1
+            name[key] = s.player.name
+    order = sorted(total, key=lambda k: (-total[k], k))
+    return [Rating(k, name[k], total[k], count[k]) for k in order]
+
+
+# --------------------------------------------------------------------------- SEM-A2
+
+
+def guest_check(player_key: str, status: str, season_history: Sequence[Tournament],
+                registered: Collection[str] = (), rejected: Collection[str] = ()) -> str | None:
+    """SEM-A2: why `player_key` cannot be entered with `status`, or None.
+
+    `season_history` is the season's earlier tournaments; `registered` the keys
+    on any club roster, `rejected` the keys a club proposed and the board
+    rejected. Interpretation: a player who played a season tournament as
+    registered counts as registered; the current entry is the guest's
+    (GUEST_LIMIT+1)-th only if GUEST_LIMIT earlier tournaments were as guest.
+    """
+    if status != "guest":
+        return None
+    entries = [p for t in season_history for p in t.players if p.key == player_key]
+    if player_key in registered or any(p.status == "registered" for p in entries):
+        return f"'{player_key}' is a registered player and cannot play as a guest (SEM-A2)"
+    if player_key in rejected:
+        return (f"'{player_key}' was put on a club roster and rejected by the board: "
+                "cannot play as a guest (SEM-A2)")
+    as_guest = sum(1 for t in season_history
+                   if any(p.key == player_key and p.status == "guest" and p.present for p in t.players))
+    if as_guest >= GUEST_LIMIT:
+        return (f"'{player_key}' has already played {as_guest} SEM tournaments this season "
+                f"as a guest: the limit is {GUEST_LIMIT} (SEM-A2)")
+    return None
