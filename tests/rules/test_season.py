@@ -11,7 +11,6 @@ chosen order. With N = 9 and the default finals (6, 3, 3 players in rounds
     money        75.02  75.00  74.98  40.02  40.01  40.00  15.00  14.99  14.98
 """
 import random
-import time
 from dataclasses import replace
 from decimal import Decimal as D
 from fractions import Fraction
@@ -457,7 +456,8 @@ def test_sem_a2_registered_or_rejected_cannot_be_guest():
 # --------------------------------------------------------------------------- performance
 
 
-def test_season_of_12_tournaments_600_players_is_fast():
+def test_sem_a4_season_of_12_tournaments_600_players():
+    """Scale check (timings live in benchmarks/rules_bench.py)."""
     rng = random.Random(7)
     pool = [(f"SK-{i:04d}", f"MK {i % 30:02d}", rng.choice([None, str(rng.randint(100, 2000))]))
             for i in range(700)]
@@ -466,19 +466,8 @@ def test_season_of_12_tournaments_600_players_is_fast():
         chosen = rng.sample(pool, 600)
         ts.append(final_tournament(f"SEM {m}", month(m), [
             player(sn, pid, club, rating=r) for sn, (pid, club, r) in enumerate(chosen, 1)]))
-
-    # CPU time, best of 2. About 0.4 s on a quiet machine, standings() being
-    # most of it; the bound leaves room for a machine shared with other runs.
-    def cpu(f, runs=2):
-        times = []
-        for _ in range(runs):
-            start = time.process_time()
-            result = f()
-            times.append(time.process_time() - start)
-        return result, min(times)
-
-    table, season_s = cpu(lambda: season_table(ts))
-    rated, rating_s = cpu(lambda: ratings(ts), runs=1)
+    table = season_table(ts)
+    rated = ratings(ts)
     assert len(table.players) == 700 and len(table.clubs) == 30 and len(rated) == 700
-    assert season_s < 1.5, f"season table took {season_s:.2f} s"
-    assert rating_s < 1.5, f"rating took {rating_s:.2f} s"
+    assert all(len(p.counted) <= 11 for p in table.players)
+    assert [p.points for p in table.players] == sorted((p.points for p in table.players), reverse=True)

@@ -1,0 +1,467 @@
+"""The draw: who sits at which table, in which sheet position, in every round.
+
+- round 1 by rating (SEM-B2), the round-2 shift (SEM-B6, D1a), seating by
+  standings (SEM-B7) and the cuts into rounds 4-6 (SEM-B9..B11);
+- the club rule (SEM-B2, B6, B7) in the rule set's `club_rule_rounds`; a table
+  where two players of one club still meet is flagged "same-club" (also in
+  rounds without the club rule, SEM-B11);
+- the field: disqualified (SEM-D1, D2, E), withdrawn (SEM-D4) and substitute
+  players (SEM-D1b, D3, D5).
+
+Where RULES.md is silent, the interpretation is stated in the docstring of the
+function that applies it (the function `draw` gives the overview).
+"""
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .model import Player, Round, Tournament
+from .ruleset import RuleSet, get_ruleset
+from .standings import FieldStatus, PlayerStats, Standing, collect_stats, field_status, standings
+
+TABLE_SIZE = 3
+SAME_CLUB = "same-club"
+
+
+@dataclass(frozen=True)
+class SeatedTable:
+    table: int  # 1..T
+    players: tuple[int, ...]  # start numbers in sheet order (position 1, 2, 3)
+    flags: tuple[str, ...] = ()  # "same-club" where the club rule could not be kept or does not apply
+
+
+@dataclass(frozen=True)
+class Draw:
+    round: int
+    tables: tuple[SeatedTable, ...]
+    advancing: tuple[int, ...] | None = None  # cut rounds: who plays on, standings order
+    eliminated: tuple[int, ...] | None = None  # cut rounds: the rest of the previous round's field
+
+    @property
+    def seated(self) -> list[int]:
+        return [s for table in self.tables for s in table.players]
+
+
+class DrawError(ValueError):
+    """A draw that cannot be made; the message is one line naming the round."""
+
+
+# ---------------------------------------------------------------------------
+# public helpers
+
+
+def rating_order(players: Iterable[Player]) -> list[Player]:
+    """SEM-B2 list L: rated players by rating descending (equal ratings: start
+    number ascending), then unrated players by start number ascending."""
+    players = list(players)
+    rated = sorted((p for p in players if p.rating is not None), key=lambda p: (-p.rating, p.start_no))
+    unrated = sorted((p for p in players if p.rating is None), key=lambda p: p.start_no)
+    return rated + unrated
+
+
+def cut(standings: Sequence[Standing], threshold: int) -> tuple[list[int], list[int]]:
+    """SEM-B9..B11: split the candidates (`standings`, already restricted to the
+    players who may play on, in standings order) into (advancing, eliminated).
+
+    Advance every player with `threshold` or more points (the leading run of
+    the list), topped up to a multiple of 3 with the next 1 or 2 players, plus
+    one more table. Interpretation (RULES.md SEM-B9): the extra table is the
+    next 3 players and is added only if at least one of them has exactly
+    threshold - 1 points; with fewer than 3 players left there is no extra
+    table, and the top-up stops at the end of the list (the caller refuses a
+    field that is then not a multiple of 3). Nobody at the threshold means
+    nobody advances except, possibly, the extra table.
+    """
+    starts = [s.player.start_no for s in standings]
+    points = [s.stats.points for s in standings]
+    m = len(starts)
+    k = 0
+    while k < m and points[k] >= threshold:
+        k += 1
+    a = min(-(-k // TABLE_SIZE) * TABLE_SIZE, m)
+    if m - a >= TABLE_SIZE and any(p == threshold - 1 for p in points[a:a + TABLE_SIZE]):
+        a += TABLE_SIZE
+    return starts[:a], starts[a:]
+
+
+def seating_error(round_no: int, count: int, what: str = "players") -> DrawError:
+    """The SEM-B2 refusal: how many players to add or withdraw (SEM-D1b)."""
+    r = count % TABLE_SIZE
+    add, withdraw = TABLE_SIZE - r, r
+    noun = "player" if add == 1 else "players"
+    return DrawError(f"round {round_no}: {count} {what} cannot be seated at tables of {TABLE_SIZE}: "
+                     f"add {add} {noun} or withdraw {withdraw}")
+
+
+# ---------------------------------------------------------------------------
+# the draw
+
+
+def draw(t: Tournament, round_no: int, rs: RuleSet | None = None) -> Draw:
+    """The seating for `round_no` from the results of rounds 1..round_no-1 in
+    `t` (results of later rounds in `t` are ignored).
+
+    Field (who is seated), see `eligible_field`. By `rs.round_kind(n)`:
+
+    - 'rating' (SEM-B2): groups of the rating list L at positions 1, 2
+      (reversed) and 3;
+    - 'shift' (SEM-B6, D1a): the round n-1 sheets shifted, see `_shift`;
+    - 'standings' (SEM-B7): tables of three down the standings after round
+      n-1; substitutes for withdrawn players (SEM-D5, not ranked) and players
+      without any result are placed by their own results as if ranked;
+    - 'cut' (SEM-B9..B11): `cut` of the players who played round n-1, seated
+      as 'standings'. D5 substitutes are not ranked and never advance.
+      Interpretation: `eliminated` holds only the players who could have
+      played on (withdrawn and disqualified players are in neither list); a
+      cut that leaves nobody returns a Draw with no tables and
+      `advancing=()` (the tournament is over).
+
+    The club rule (`rs.club_rule_rounds`) is applied as in `_position_club_rule`
+    (rating and shift rounds) or `_standings_club_rule` (standings and cut
+    rounds); any table where two players of one club sit is flagged
+    "same-club". Guests and licensed players have no club (Player.club_key).
+    """
+    rs = rs or get_ruleset(t.ruleset)
+    n = round_no
+    if not 1 <= n <= rs.rounds:
+        raise DrawError(f"round {n}: the rule set '{rs.code}' has rounds 1 to {rs.rounds}")
+    if TABLE_SIZE not in rs.table_sizes:
+        raise DrawError(f"round {n}: the draw seats tables of {TABLE_SIZE}, "
+                        f"the rule set '{rs.code}' plays tables of "
+                        + " or ".join(str(k) for k in rs.table_sizes))
+    have = {r.number for r in t.rounds}
+    missing = [k for k in range(1, n) if k not in have]
+    if missing:
+        which = ", ".join(str(k) for k in missing)
+        noun = "round" if len(missing) == 1 else "rounds"
+        raise DrawError(f"round {n}: the results of {noun} {which} are missing")
+
+    kind = rs.round_kind(n)
+    status = field_status(t, n - 1)
+    by_no = t.by_start_no()
+    field = eligible_field(t, n, status)
+    clubs = {p.start_no: p.club_key for p in t.players}
+    club_rule = n in rs.club_rule_rounds
+
+    if kind == "cut":
+        rows = standings(t, n - 1, rs)
+        candidates = [r for r in rows if r.player.start_no in field and r.stats.last_round == n - 1]
+        advancing, eliminated = cut(candidates, rs.cuts[n])
+        if len(advancing) % TABLE_SIZE:
+            raise seating_error(n, len(advancing), "advancing players")
+        tables = _tables_by_standings(advancing, clubs, club_rule)
+        return Draw(n, _seated(tables, clubs), tuple(advancing), tuple(eliminated))
+
+    if not field:
+        raise DrawError(f"round {n}: there are no players to seat")
+    if len(field) % TABLE_SIZE:
+        raise seating_error(n, len(field))
+    if kind == "rating":
+        seats = _round1(by_no[s] for s in field)
+        if club_rule:
+            _position_club_rule(seats, clubs)
+        tables = seats
+    elif kind == "shift":
+        previous = next(r for r in t.rounds if r.number == n - 1)
+        seats = _shift(t, n, previous, field, status, by_no)
+        if club_rule:
+            _position_club_rule(seats, clubs)
+        tables = seats
+    elif kind == "standings":
+        order = _standings_order(t, rs, n, field)
+        tables = _tables_by_standings(order, clubs, club_rule)
+    else:
+        raise DrawError(f"round {n}: unknown kind of round '{kind}'")
+    return Draw(n, _seated(tables, clubs))
+
+
+def entry_round(p: Player, status: FieldStatus, by_no: dict[int, Player]) -> int | None:
+    """The first round a player may be seated in.
+
+    A player who is not a substitute plays from round 1. A substitute
+    (`substitute_for` set, or status "substitute") plays from `from_round`
+    when given; otherwise (interpretation) from the round after the replaced
+    player left the field (disqualified in round d -> d+1; withdrawn after
+    round w -> w+1), or from round 1 when the replaced player is not present.
+    A substitute whose replaced player is still playing, or a reserve with
+    neither `substitute_for` nor `from_round`, is not seated (None).
+    """
+    if p.substitute_for is None and p.status != "substitute":
+        return 1
+    if p.from_round is not None:
+        return p.from_round
+    if p.substitute_for is None:
+        return None
+    replaced = by_no.get(p.substitute_for)
+    if replaced is None or not replaced.present:
+        return 1
+    if p.substitute_for in status.disqualified:
+        return status.disqualified[p.substitute_for] + 1
+    if p.substitute_for in status.withdrawn:
+        return status.withdrawn[p.substitute_for] + 1
+    return None
+
+
+def eligible_field(t: Tournament, n: int, status: FieldStatus | None = None) -> set[int]:
+    """Players who may be seated in round n before any cut: present, not
+    disqualified before round n (SEM-D1, D2, E), not withdrawn after a round
+    before n (SEM-D4), and substitutes from their entry round on (see
+    `entry_round`; SEM-D1b, D3, D5)."""
+    status = status if status is not None else field_status(t, n - 1)
+    by_no = t.by_start_no()
+    field = set()
+    for p in t.players:
+        s = p.start_no
+        if not p.present or s in status.disqualified:
+            continue
+        if s in status.withdrawn and status.withdrawn[s] < n:
+            continue
+        entry = entry_round(p, status, by_no)
+        if entry is not None and entry <= n:
+            field.add(s)
+    return field
+
+
+# ---------------------------------------------------------------------------
+# round 1 and the shift: seats by position
+
+
+def _round1(players: Iterable[Player]) -> list[list[int]]:
+    """SEM-B2: T = N/3; group 1 = L[0:T] at position 1 of tables 1..T, group 2 =
+    L[T:2T] at position 2 reversed (the worst of G2 at table 1), group 3 =
+    L[2T:3T] at position 3 in order."""
+    order = [p.start_no for p in rating_order(players)]
+    n_tables = len(order) // TABLE_SIZE
+    g1 = order[:n_tables]
+    g2 = order[n_tables:2 * n_tables][::-1]
+    g3 = order[2 * n_tables:]
+    return [[g1[i], g2[i], g3[i]] for i in range(n_tables)]
+
+
+def _shift(t: Tournament, n: int, previous: Round, field: set[int], status: FieldStatus,
+           by_no: dict[int, Player]) -> list[list[int]]:
+    """SEM-B6 with SEM-D1a and the substitutes of SEM-D1b/D3/D5.
+
+    - A table of round n-1 where every player is disqualified is cancelled
+      (SEM-D1a). The remaining tables form a ring in table order; on it the
+      position-1 player moves one table lower, the position-3 player one table
+      higher (cyclic), position 2 stays, each keeps their position. The
+      players who were to come to a cancelled table thus take positions 1 and
+      3 at the tables where its disqualified players would have played.
+      Tables are renumbered 1..T' in ring order.
+    - The seat of a player who left the field (disqualified, withdrawn) goes
+      to their substitute (`substitute_for`, seated from this round); with
+      several, the lowest start number.
+    - Interpretation: seats that stay empty make their tables incomplete. The
+      players of the incomplete tables, in (table, position) order, followed
+      by any other eligible player not yet seated (substitutes of cancelled
+      tables, late entries) in SEM-B2 rating order, are seated consecutively
+      (positions 1, 2, 3) at new tables after the complete ones.
+    """
+    sheets = sorted(previous.tables, key=lambda tr: tr.table)
+    for tr in sheets:
+        if len(tr.players) != TABLE_SIZE:
+            raise DrawError(f"round {n}: the shift (SEM-B6) needs tables of {TABLE_SIZE}, "
+                            f"round {previous.number} table {tr.table} has {len(tr.players)} players")
+        for s in tr.players:
+            if s not in by_no:
+                raise DrawError(f"round {n}: round {previous.number} table {tr.table} "
+                                f"has unknown start number {s}")
+    ring = [tr.players for tr in sheets if not all(s in status.disqualified for s in tr.players)]
+    size = len(ring)
+    planned = [(ring[(r + 1) % size][0], ring[r][1], ring[(r - 1) % size][2]) for r in range(size)]
+
+    seated: set[int] = set()
+    seats: list[list[int | None]] = []
+    for table in planned:
+        seats.append([s if s in field and s not in seated else None for s in table])
+        seated.update(s for s in seats[-1] if s is not None)
+    substitutes: dict[int, list[int]] = {}
+    for p in sorted(t.players, key=lambda p: p.start_no):
+        if p.substitute_for is not None and p.start_no in field and p.start_no not in seated:
+            substitutes.setdefault(p.substitute_for, []).append(p.start_no)
+    for table, old in zip(seats, planned):
+        for pos, s in enumerate(table):
+            if s is None:
+                queue = [q for q in substitutes.get(old[pos], ()) if q not in seated]
+                if queue:
+                    table[pos] = queue[0]
+                    seated.add(queue[0])
+
+    complete = [table for table in seats if None not in table]
+    rest = [s for table in seats if None in table for s in table if s is not None]
+    rest += [p.start_no for p in rating_order(by_no[s] for s in field if s not in seated)]
+    new = [rest[i:i + TABLE_SIZE] for i in range(0, len(rest), TABLE_SIZE)]
+    return complete + new  # type: ignore[return-value]
+
+
+def _pairs(c0, c1, c2) -> int:
+    """Same-club pairs among three clubs (None = no club)."""
+    return ((c0 is not None and c0 == c1) + (c0 is not None and c0 == c2)
+            + (c1 is not None and c1 == c2))
+
+
+def _position_club_rule(seats: list[list[int]], clubs: dict[int, str | None]) -> None:
+    """SEM-B2/B6 club rule, in place. Position 1 (group 1) never moves;
+    players move only within their position group.
+
+    Tables are resolved in order from table 1. At a conflicted table, every
+    conflicting position-2/3 player is considered for a swap with the player
+    at the same position of another table; the swap must leave both tables
+    conflict-free. The chosen swap has the smallest table distance, then the
+    lower table, then position 2 before position 3. Interpretation: when no
+    swap makes the table conflict-free (three players of one club), a swap
+    that removes same-club pairs there while leaving the other table
+    conflict-free is made and the search repeats; when nothing helps the
+    seating stays (flagged "same-club").
+    """
+    n_tables = len(seats)
+    groups = [Counter(clubs[seats[i][p]] for i in range(n_tables)) for p in range(TABLE_SIZE)]
+
+    def find(i: int, movers: list[int], strict: bool, before: int) -> tuple[int, int] | None:
+        table = seats[i]
+        live = []
+        for p in movers:
+            rest = {clubs[table[q]] for q in range(TABLE_SIZE) if q != p} - {None}
+            # no player of group p outside the remaining clubs: nothing to find
+            if sum(groups[p][c] for c in rest) < n_tables:
+                live.append(p)
+        if not live:
+            return None
+        for d in range(1, n_tables):
+            for j in (i - d, i + d):
+                if not 0 <= j < n_tables:
+                    continue
+                other = seats[j]
+                for p in live:
+                    ci = [clubs[s] for s in table]
+                    cj = [clubs[s] for s in other]
+                    ci[p], cj[p] = cj[p], ci[p]
+                    if _pairs(*cj):
+                        continue
+                    after = _pairs(*ci)
+                    if after == 0 or (not strict and after < before):
+                        return j, p
+        return None
+
+    for i in range(n_tables):
+        while True:
+            c = [clubs[s] for s in seats[i]]
+            before = _pairs(*c)
+            if not before:
+                break
+            movers = [p for p in (1, 2) if c[p] is not None and c.count(c[p]) > 1]
+            swap = find(i, movers, True, before)
+            if swap is None and before > 1:
+                swap = find(i, movers, False, before)
+            if swap is None:
+                break
+            j, p = swap
+            seats[i][p], seats[j][p] = seats[j][p], seats[i][p]
+
+
+# ---------------------------------------------------------------------------
+# standings and cut rounds
+
+
+def _standings_order(t: Tournament, rs: RuleSet, n: int, field: set[int]) -> list[int]:
+    """SEM-B7 order: the standings after round n-1 restricted to the field.
+
+    Interpretation: players of the field who are not ranked (substitutes for
+    withdrawn players, SEM-D5) or have no result yet are placed by their own
+    results with the same SEM-B12 keys as if they were ranked (no result:
+    zero points and money, at the bottom).
+    """
+    rows = [r for r in standings(t, n - 1, rs) if r.player.start_no in field]
+    order = [r.player.start_no for r in rows]
+    extra = field.difference(order)
+    if not extra:
+        return order
+    floor = min(n - 1, rs.qualification_rounds)
+
+    def key(s: int, st: PlayerStats, stage: int) -> tuple:
+        return (-stage, rs.ranking_key(st), s)
+
+    keys = [key(r.player.start_no, r.stats, r.stage) for r in rows]
+    stats = collect_stats(rs, t, n - 1)
+    for s in sorted(extra):
+        st = stats.get(s) or PlayerStats(s)
+        k = key(s, st, max(st.last_round, floor))
+        i = bisect.bisect(keys, k)
+        keys.insert(i, k)
+        order.insert(i, s)
+    return order
+
+
+def _tables_by_standings(order: Sequence[int], clubs: dict[int, str | None], club_rule: bool) -> list[list[int]]:
+    """SEM-B7: table 1 = places 1-3, table 2 = places 4-6, ...; each table lists
+    its players in standings order. With the club rule see `_standings_club_rule`."""
+    rank = {s: i for i, s in enumerate(order)}
+    order = list(order)
+    if club_rule:
+        _standings_club_rule(order, clubs, rank)
+    return [order[i:i + TABLE_SIZE] for i in range(0, len(order), TABLE_SIZE)]
+
+
+def _standings_club_rule(order: list[int], clubs: dict[int, str | None], rank: dict[int, int]) -> None:
+    """SEM-B7 club rule, in place on the list cut into tables of three.
+
+    Interpretation (RULES.md): tables are walked from the top. On a conflict
+    the lower-placed player of the same-club pair (pairs taken from the best
+    placed down; with three of one club, the second then the third) swaps with
+    the highest-placed player further down the list (at a later table) whose
+    swap creates no new conflict: the incoming player shares no club with
+    the two who stay, and the outgoing player shares no club with the two
+    players of the table they join. A conflict already present at that later
+    table is resolved when its turn comes. When no such player exists, the
+    table stays as it is (flagged "same-club"). After a swap both tables are
+    kept in standings order, so "lower-placed" and "highest-placed" always
+    mean the standings place.
+    """
+    size = len(order)
+    below = Counter(clubs[s] for s in order[TABLE_SIZE:])  # clubs of the list after the current table
+    below_size = size - TABLE_SIZE
+    for base in range(0, size, TABLE_SIZE):
+        if base:
+            for s in order[base:base + TABLE_SIZE]:
+                below[clubs[s]] -= 1
+            below_size -= TABLE_SIZE
+        while True:
+            c = [clubs[s] for s in order[base:base + TABLE_SIZE]]
+            movers = [b for b in (1, 2) if c[b] is not None and c[b] in c[:b]]
+            moved = False
+            for b in movers:
+                rest = {c[q] for q in range(TABLE_SIZE) if q != b} - {None}
+                if sum(below[x] for x in rest) >= below_size:
+                    continue
+                cx = c[b]
+                for idx in range(base + TABLE_SIZE, size):
+                    y = order[idx]
+                    cy = clubs[y]
+                    if cy is not None and cy in rest:
+                        continue
+                    start = idx - idx % TABLE_SIZE
+                    if any(clubs[order[q]] == cx for q in range(start, start + TABLE_SIZE) if q != idx):
+                        continue
+                    order[base + b], order[idx] = y, order[base + b]
+                    for first in (base, start):
+                        order[first:first + TABLE_SIZE] = sorted(order[first:first + TABLE_SIZE],
+                                                                 key=rank.__getitem__)
+                    below[cx] += 1
+                    below[cy] -= 1
+                    moved = True
+                    break
+                if moved:
+                    break
+            if not moved:
+                break
+
+
+def _seated(tables: list[list[int]], clubs: dict[int, str | None]) -> tuple[SeatedTable, ...]:
+    return tuple(
+        SeatedTable(i + 1, tuple(table), (SAME_CLUB,) if _pairs(*(clubs[s] for s in table)) else ())
+        for i, table in enumerate(tables)
+    )
