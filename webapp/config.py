@@ -39,6 +39,8 @@ class Config:
     LANGUAGES = ("sk", "cs", "en")
     BABEL_DEFAULT_LOCALE = "sk"
     BABEL_DEFAULT_TIMEZONE = os.environ.get("LISTOK_TIMEZONE", "Europe/Bratislava")
+    # the address phones reach the server at, for the QR codes on printed sheets (empty: this request's host)
+    LISTOK_PUBLIC_URL = os.environ.get("LISTOK_PUBLIC_URL", "")
     SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True}
     WTF_CSRF_TIME_LIMIT = None
     SESSION_COOKIE_SAMESITE = "Lax"

@@ -24,6 +24,7 @@ def build_app(config: dict | None = None) -> Flask:
     csrf.init_app(app)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
+    i18n.compile_catalogs(Path(app.root_path) / "translations")
     babel.init_app(app, locale_selector=i18n.select_locale)
     htmx.init_app(app)
 
@@ -33,11 +34,12 @@ def build_app(config: dict | None = None) -> Flask:
     def load_user(user_id: str):
         return db.session.get(models.User, int(user_id))
 
-    from .views import auth, operator, public
+    from .views import auth, operator, public, table
 
     app.register_blueprint(auth.bp)
     app.register_blueprint(operator.bp)
     app.register_blueprint(public.bp)
+    app.register_blueprint(table.bp)
 
     app.jinja_env.filters["money"] = i18n.money
     app.jinja_env.filters["amount"] = i18n.amount

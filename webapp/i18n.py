@@ -51,3 +51,24 @@ def points(value) -> str:
     if value.denominator == 1:
         return str(value.numerator)
     return format_decimal(float(value), format="0.##", locale=str(get_locale()))
+
+
+def compile_catalogs(translations_dir) -> None:
+    """Compile each .po into its .mo when the .mo is missing or older, so a fresh
+    checkout needs no separate build step (.mo files are build output, not committed)."""
+    from pathlib import Path
+
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    for po in Path(translations_dir).glob("*/LC_MESSAGES/*.po"):
+        mo = po.with_suffix(".mo")
+        try:
+            if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+                continue
+            with po.open("rb") as f:
+                catalog = read_po(f, locale=po.parent.parent.name)
+            with mo.open("wb") as f:
+                write_mo(f, catalog)
+        except OSError:
+            continue  # a read-only install: use whatever .mo is there

@@ -120,6 +120,8 @@ class RoundTable(db.Model):
     number: Mapped[int]
     players: Mapped[list] = mapped_column(JSON)  # start numbers in sheet order
     flags: Mapped[list] = mapped_column(JSON, default=list)
+    # SEM-D1 disqualifications noted before the table's sheet is in: {"players": [...], "early": bool}
+    pending_dq: Mapped[dict | None] = mapped_column(JSON)
 
     round: Mapped[Round] = relationship(back_populates="tables")
     sheets: Mapped[list[Sheet]] = relationship(

@@ -58,7 +58,7 @@ def table_outcome(rs: RuleSet, table: TableResult) -> TableOutcome:
     by_place = rs.place_points[n]
     if len(remaining) == 1:
         money[remaining[0]] = rs.stake
-        points[remaining[0]] = Fraction(by_place[0])
+        points[remaining[0]] = by_place[0]
     elif remaining:
         base = [rs.stake if table.early else table.sums[i] for i in remaining]
         shared = shared_place_points(base, by_place[: len(remaining)])

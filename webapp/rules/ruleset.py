@@ -14,16 +14,36 @@ from fractions import Fraction
 from typing import Sequence
 
 
-def shared_place_points(sums: Sequence[Decimal], by_place: Sequence[int]) -> tuple[Fraction, ...]:
-    """Points by place, equal sums sharing the points of the places they span (SEM-C6)."""
+def shared_place_points(sums: Sequence[Decimal], by_place: Sequence[int]) -> tuple[Fraction | int, ...]:
+    """Points by place, equal sums sharing the points of the places they span (SEM-C6).
+
+    Whole shares are plain ints (the common case, and much faster to add up
+    than Fractions); only a share that is not whole is a Fraction.
+    """
+    if len(sums) == 3:
+        # the points depend only on how the three sums compare: memoise by that
+        a, b, c = sums
+        key = (tuple(by_place), (a > b) - (a < b), (a > c) - (a < c), (b > c) - (b < c))
+        cached = _BY_COMPARISON.get(key)
+        if cached is None:
+            cached = _BY_COMPARISON[key] = _shared(sums, by_place)
+        return cached
+    return _shared(sums, by_place)
+
+
+_BY_COMPARISON: dict[tuple, tuple] = {}
+
+
+def _shared(sums: Sequence[Decimal], by_place: Sequence[int]) -> tuple[Fraction | int, ...]:
     order = sorted(range(len(sums)), key=lambda i: sums[i], reverse=True)
-    points: list[Fraction] = [Fraction(0)] * len(sums)
+    points: list[Fraction | int] = [0] * len(sums)
     place = 0
     while place < len(order):
         end = place
         while end + 1 < len(order) and sums[order[end + 1]] == sums[order[place]]:
             end += 1
-        share = Fraction(sum(by_place[place:end + 1]), end - place + 1)
+        total, count = sum(by_place[place:end + 1]), end - place + 1
+        share = total // count if total % count == 0 else Fraction(total, count)
         for k in range(place, end + 1):
             points[order[k]] = share
         place = end + 1
@@ -102,7 +122,7 @@ def register(ruleset: RuleSet) -> RuleSet:
 
 
 def get_ruleset(code: str) -> RuleSet:
-    from . import sem  # noqa: F401  (registers the built-in rule sets)
+    from . import sem  # noqa: F401  (importing it registers the built-in rule sets)
 
     try:
         return REGISTRY[code]

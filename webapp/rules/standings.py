@@ -15,11 +15,11 @@ from .ruleset import RuleSet, get_ruleset
 @dataclass
 class PlayerStats:
     start_no: int
-    points: Fraction = Fraction(0)
+    points: Fraction | int = 0
     money: Decimal = Decimal("0.00")
     records: dict[int, int] = field(default_factory=dict)
     sums: list[Decimal] = field(default_factory=list)
-    round_points: list[Fraction] = field(default_factory=list)
+    round_points: list[Fraction | int] = field(default_factory=list)
     rounds: list[int] = field(default_factory=list)
 
     @property

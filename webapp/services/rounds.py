@@ -5,6 +5,7 @@ commit to the caller, so a refused action (ServiceError) changes nothing.
 """
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -162,6 +163,15 @@ def start_clock(t: Tournament, r: Round, actor: str) -> None:
     if r.started_at is None:
         r.started_at = utcnow()
         audit("round.start", actor, {"round": r.number}, t.id)
+
+
+ROUND_MINUTES = 50  # SEM-B4; the rule sets do not carry a round length yet
+
+
+def round_ends_at(r: Round) -> datetime | None:
+    """When time is called (SEM-B4): 50 minutes after the start signal; then the
+    table plays on until player 3 has dealt (SEM-C2)."""
+    return r.started_at + timedelta(minutes=ROUND_MINUTES) if r.started_at else None
 
 
 def parse_sums(values, n: int) -> list[Decimal]:

@@ -4,3 +4,6 @@ from flask import Blueprint
 bp = Blueprint("public", __name__)
 
 from . import home  # noqa: E402,F401
+from . import projector  # noqa: E402,F401
+from . import nominations  # noqa: E402,F401
+from . import standings  # noqa: E402,F401
