@@ -100,7 +100,8 @@ def seating_error(round_no: int, count: int, what: str = "players") -> DrawError
 # the draw
 
 
-def draw(t: Tournament, round_no: int, rs: RuleSet | None = None) -> Draw:
+def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
+         ranking: list[Standing] | None = None) -> Draw:
     """The seating for `round_no` from the results of rounds 1..round_no-1 in
     `t` (results of later rounds in `t` are ignored).
 
@@ -123,6 +124,9 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None) -> Draw:
     (rating and shift rounds) or `_standings_club_rule` (standings and cut
     rounds); any table where two players of one club sit is flagged
     "same-club". Guests and licensed players have no club (Player.club_key).
+
+    `ranking`, if given, is `standings(t, round_no - 1)` already computed by
+    the caller (who publishes the standings and draws the next round at once).
     """
     rs = rs or get_ruleset(t.ruleset)
     n = round_no
@@ -147,7 +151,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None) -> Draw:
     club_rule = n in rs.club_rule_rounds
 
     if kind == "cut":
-        rows = standings(t, n - 1, rs)
+        rows = ranking if ranking is not None else standings(t, n - 1, rs)
         candidates = [r for r in rows if r.player.start_no in field and r.stats.last_round == n - 1]
         advancing, eliminated = cut(candidates, rs.cuts[n])
         if len(advancing) % TABLE_SIZE:
@@ -171,7 +175,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None) -> Draw:
             _position_club_rule(seats, clubs)
         tables = seats
     elif kind == "standings":
-        order = _standings_order(t, rs, n, field)
+        order = _standings_order(t, rs, n, field, ranking)
         tables = _tables_by_standings(order, clubs, club_rule)
     else:
         raise DrawError(f"round {n}: unknown kind of round '{kind}'")
@@ -367,7 +371,8 @@ def _position_club_rule(seats: list[list[int]], clubs: dict[int, str | None]) ->
 # standings and cut rounds
 
 
-def _standings_order(t: Tournament, rs: RuleSet, n: int, field: set[int]) -> list[int]:
+def _standings_order(t: Tournament, rs: RuleSet, n: int, field: set[int],
+                     ranking: list[Standing] | None = None) -> list[int]:
     """SEM-B7 order: the standings after round n-1 restricted to the field.
 
     Interpretation: players of the field who are not ranked (substitutes for
@@ -375,7 +380,8 @@ def _standings_order(t: Tournament, rs: RuleSet, n: int, field: set[int]) -> lis
     results with the same SEM-B12 keys as if they were ranked (no result:
     zero points and money, at the bottom).
     """
-    rows = [r for r in standings(t, n - 1, rs) if r.player.start_no in field]
+    ranking = ranking if ranking is not None else standings(t, n - 1, rs)
+    rows = [r for r in ranking if r.player.start_no in field]
     order = [r.player.start_no for r in rows]
     extra = field.difference(order)
     if not extra:
