@@ -1,0 +1,630 @@
+"""The tournament file `listok-tournament/1` (EXCHANGE.md) ⇄ rules objects.
+
+Reading validates everything the engine relies on and turns every problem,
+malformed shapes included, into one `ExchangeError` whose message is one line
+naming the file and, where it applies, the round, table and start number.
+
+Two table-total exemptions (the sums of such a table need not make the rule
+set's total):
+- a table with `disqualified` players: its sums are those at the moment of the
+  disqualification (SEM-D1), when the money of the disqualified player is
+  still on the table;
+- a table with a `points` override and a `no-fee` entry for it in
+  `corrections` (SEM-C10b): only the advantaged players got their real
+  values, so the sums no longer add up.
+
+Numbers are read exactly (`parse_float=Decimal`). Sums are money in cents and
+are written as strings with two decimals. Points, ratings and scores are
+written as JSON numbers: an int when integral, otherwise the shortest float
+(exact for halves and any short decimal; a non-terminating fraction such as
+10/3 cannot be written exactly). `corrections`, unknown top-level keys
+(`Tournament.extra`) and unknown keys of events are kept as read and written
+back exactly; unknown keys inside players and tables are ignored.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import date as _date
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from .model import CENT, STATUSES, Event, Player, Round, TableResult, Tournament
+from .ruleset import RuleSet, UnknownRuleSet, get_ruleset
+
+FORMAT = "listok-tournament/1"
+TOP_LEVEL_KEYS = ("format", "ruleset", "name", "date", "players", "rounds", "events", "corrections")
+EVENT_TYPES = ("withdrawn", "card")
+CARD_COLOURS = ("yellow", "red")
+
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*")
+_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MAX_DIGITS = 15  # numbers are read exactly, but only up to 10**15 and down to 10**-15
+_MAX_INT = 10**9
+_MAX_VERBATIM = 100  # numbers in audit and unknown data: a wider range, still writable exactly
+
+
+class ExchangeError(ValueError):
+    """A tournament file that cannot be used; str() is one line."""
+
+    def __init__(self, detail: str, source: str = "<string>", round: int | None = None,
+                 table: int | None = None, where: str | None = None):
+        self.detail = " ".join(str(detail).splitlines())
+        self.source = source
+        self.round = round
+        self.table = table
+        self.where = where
+        loc = []
+        if round is not None:
+            loc.append(f"round {round}")
+        if table is not None:
+            loc.append(f"table {table}")
+        if where:
+            loc.append(where)
+        parts = [str(source)] + ([", ".join(loc)] if loc else []) + [self.detail]
+        super().__init__(" ".join(": ".join(parts).splitlines()))
+
+
+# --- small helpers shared with report.py ------------------------------------------
+
+def money_text(value: Decimal) -> str:
+    return f"{Decimal(value).quantize(CENT):.2f}"
+
+
+def json_number(value) -> int | float:
+    """An exact number as a JSON number: int when integral, else the shortest float."""
+    if isinstance(value, bool):
+        raise TypeError("not a number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return int(value)
+        return float(value)
+    if isinstance(value, Decimal):
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    return value
+
+
+def _show(value) -> str:
+    """A user value quoted for a one-line message."""
+    if isinstance(value, Decimal):
+        text = str(value)
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**40:
+        text = "a very large number"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            text = _kind(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float, Decimal)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _as_decimal(value, allow_text: bool) -> Decimal | None:
+    """The exact number in `value`, or None when it is not a (finite) number.
+
+    Absurd magnitudes count as "not a number" too: they would only make
+    quantize() or the writer fail later."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        d = Decimal(value)
+    elif isinstance(value, Decimal):
+        d = value
+    elif isinstance(value, float):
+        # dicts from other JSON parsers: the shortest repr is what was written
+        d = Decimal(repr(value))
+    elif allow_text and isinstance(value, str) and _NUMBER_TEXT.fullmatch(value):
+        try:
+            d = Decimal(value.strip())
+        except InvalidOperation:
+            return None
+    else:
+        return None
+    if not d.is_finite() or d.adjusted() > _MAX_DIGITS or d.as_tuple().exponent < -_MAX_DIGITS:
+        return None
+    return d
+
+
+def _plain(value):
+    """Verbatim data (corrections, extra) made JSON-serialisable."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Decimal):
+        if value.is_finite() and value.as_tuple().exponent >= 0 and value.adjusted() <= _MAX_VERBATIM:
+            return int(value)
+        f = float(value)
+        return f if Decimal(repr(f)) == value else str(value)
+    if isinstance(value, Fraction):
+        return json_number(value)
+    return value
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not allowed in a tournament file")
+
+
+# --- reading ----------------------------------------------------------------------
+
+def load(path) -> Tournament:
+    source = os.fspath(path)
+    try:
+        with open(source, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise ExchangeError("no such file", source) from None
+    except IsADirectoryError:
+        raise ExchangeError("is a directory, not a tournament file", source) from None
+    except OSError as e:
+        raise ExchangeError(f"cannot read the file ({e.strerror or e})", source) from None
+    return loads(data, source)
+
+
+def loads(text: str | bytes, source: str = "<string>") -> Tournament:
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise ExchangeError(f"not UTF-8 text (byte 0x{text[e.start]:02x} at offset {e.start})",
+                                source) from None
+    elif text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        data = json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise ExchangeError(f"invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}", source) from None
+    except ValueError as e:  # NaN / Infinity, or a number too long to convert
+        raise ExchangeError(f"invalid JSON: {e}", source) from None
+    except RecursionError:
+        raise ExchangeError("invalid JSON: nested too deeply", source) from None
+    return from_dict(data, source)
+
+
+def from_dict(d, source: str = "<string>") -> Tournament:
+    return _Reader(source).tournament(d)
+
+
+class _Reader:
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, detail: str, round=None, table=None, where=None):
+        raise ExchangeError(detail, self.source, round, table, where)
+
+    # typed access ------------------------------------------------------------
+    def obj(self, value, what: str, **loc) -> dict:
+        if not isinstance(value, dict):
+            self.fail(f"{what} must be an object, not {_kind(value)}", **loc)
+        return value
+
+    def lst(self, value, what: str, **loc) -> list:
+        if not isinstance(value, list):
+            self.fail(f"{what} must be a list, not {_kind(value)}", **loc)
+        return value
+
+    def integer(self, value, what: str, minimum: int | None = None, **loc) -> int:
+        if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(f"{what} must be a whole number, not {_kind(value)} {_show(value)}", **loc)
+        if abs(value) > _MAX_INT:
+            self.fail(f"{what} {_show(value)} is out of range", **loc)
+        if minimum is not None and value < minimum:
+            self.fail(f"{what} must be at least {minimum}, not {value}", **loc)
+        return value
+
+    def text(self, value, what: str, nullable: bool = False, **loc) -> str | None:
+        if value is None and nullable:
+            return None
+        if not isinstance(value, str):
+            kind = "a string or null" if nullable else "a string"
+            self.fail(f"{what} must be {kind}, not {_kind(value)}", **loc)
+        return value
+
+    def flag(self, value, what: str, **loc) -> bool:
+        if not isinstance(value, bool):
+            self.fail(f"{what} must be true or false, not {_show(value)}", **loc)
+        return value
+
+    def number(self, value, what: str, allow_text: bool = False, **loc) -> Decimal:
+        d = _as_decimal(value, allow_text)
+        if d is None:
+            self.fail(f"{what} {_show(value)} is not a number", **loc)
+        return d
+
+    # the file ----------------------------------------------------------------
+    def tournament(self, d) -> Tournament:
+        d = self.obj(d, "the file")
+        if "format" not in d:
+            self.fail(f'missing "format" (expected "{FORMAT}")')
+        if d["format"] != FORMAT:
+            self.fail(f'unsupported format {_show(d["format"])} (expected "{FORMAT}")')
+        code = self.text(d.get("ruleset", "sem"), '"ruleset"')
+        try:
+            rs = get_ruleset(code)
+        except UnknownRuleSet as e:
+            self.fail(str(e))
+        name = self.text(d.get("name", ""), '"name"', nullable=True) or ""
+        day = self.text(d.get("date"), '"date"', nullable=True)
+        if day is not None:
+            try:
+                if not _DATE_TEXT.fullmatch(day):
+                    raise ValueError
+                _date.fromisoformat(day)
+            except ValueError:
+                self.fail(f'"date" {_show(day)} is not a date (YYYY-MM-DD)')
+        if "players" not in d:
+            self.fail('missing "players"')
+        players = self.players(self.lst(d["players"], '"players"'))
+        known = {p.start_no for p in players}
+        corrections = self.corrections(d.get("corrections", []))
+        rounds = self.rounds(rs, self.lst(d.get("rounds", []), '"rounds"'), known, corrections)
+        events = self.events(self.lst(d.get("events", []), '"events"'), known)
+        extra = {k: self.verbatim(v, _show(k)) for k, v in d.items() if k not in TOP_LEVEL_KEYS}
+        return Tournament(players=players, rounds=rounds, ruleset=code, name=name, date=day,
+                          events=events, corrections=corrections, extra=extra)
+
+    def players(self, items: list) -> list[Player]:
+        players: list[Player] = []
+        seen: dict[int, int] = {}
+        ids: dict[str, int] = {}
+        for i, item in enumerate(items, 1):
+            where = f"player {i} in the list"
+            item = self.obj(item, "a player", where=where)
+            if "start_no" not in item:
+                self.fail('missing "start_no"', where=where)
+            s = self.integer(item["start_no"], '"start_no"', minimum=1, where=where)
+            where = f"start number {s}"
+            if s in seen:
+                self.fail(f"start number {s} appears twice in the players list (entries {seen[s]} and {i})")
+            seen[s] = i
+            if "name" not in item:
+                self.fail('missing "name"', where=where)
+            name = self.text(item["name"], '"name"', where=where)
+            if not name.strip():
+                self.fail('"name" is empty', where=where)
+            pid = item.get("id")
+            if pid is not None:
+                if isinstance(pid, int) and not isinstance(pid, bool):
+                    pid = str(self.integer(pid, '"id"', where=where))
+                pid = self.text(pid, '"id"', where=where)
+                if pid in ids:
+                    self.fail(f"id {_show(pid)} is used by start numbers {ids[pid]} and {s}")
+                ids[pid] = s
+            club = self.text(item.get("club"), '"club"', nullable=True, where=where)
+            status = item.get("status", "registered")
+            if status not in STATUSES:
+                self.fail(f'"status" {_show(status)} is not one of {", ".join(STATUSES)}', where=where)
+            rating = item.get("rating")
+            if rating is not None:
+                rating = self.number(rating, '"rating"', where=where)
+            nominated = self.flag(item.get("nominated", False), '"nominated"', where=where)
+            present = self.flag(item.get("present", True), '"present"', where=where)
+            sub_for = item.get("substitute_for")
+            if sub_for is not None:
+                sub_for = self.integer(sub_for, '"substitute_for"', where=where)
+            from_round = item.get("from_round")
+            if from_round is not None:
+                from_round = self.integer(from_round, '"from_round"', minimum=1, where=where)
+            players.append(Player(start_no=s, name=name, club=club, status=status, rating=rating,
+                                  nominated=nominated, present=present, id=pid,
+                                  substitute_for=sub_for, from_round=from_round))
+        for p in players:
+            if p.substitute_for is not None and (p.substitute_for not in seen or p.substitute_for == p.start_no):
+                self.fail(f'"substitute_for" names start number {p.substitute_for}, which is not another player'
+                          f" in the players list", where=f"start number {p.start_no}")
+        return players
+
+    def verbatim(self, value, what: str, **loc):
+        """Audit and unknown data, kept as read; floats (from other parsers) made exact."""
+        if isinstance(value, dict):
+            return {k: self.verbatim(v, what, **loc) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.verbatim(v, what, **loc) for v in value]
+        if value is None or isinstance(value, (str, bool)):
+            return value
+        if isinstance(value, (int, float, Decimal)):
+            d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+            if not d.is_finite() or abs(d.adjusted()) > _MAX_VERBATIM or d.as_tuple().exponent < -_MAX_VERBATIM:
+                self.fail(f"{what}: the number {_show(value)} is out of range", **loc)
+            return d if isinstance(value, float) else value
+        self.fail(f"{what}: {_kind(value)} is not JSON data", **loc)
+
+    def corrections(self, items) -> list[dict]:
+        items = self.lst(items, '"corrections"')
+        for i, c in enumerate(items, 1):
+            self.obj(c, f"correction {i}")
+        return self.verbatim(items, '"corrections"')
+
+    def rounds(self, rs: RuleSet, items: list, known: set[int], corrections: list[dict]) -> list[Round]:
+        numbers = []
+        for i, item in enumerate(items, 1):
+            item = self.obj(item, f"round entry {i}")
+            if "round" not in item:
+                self.fail(f'missing "round" in round entry {i}')
+            numbers.append(self.integer(item["round"], f'"round" of round entry {i}'))
+        if numbers != list(range(1, len(numbers) + 1)):
+            listed = ", ".join(map(str, numbers))
+            dup = next((n for n in numbers if numbers.count(n) > 1), None)
+            missing = next((n for n in range(1, max(numbers) + 1) if n not in numbers), None)
+            if dup is not None:
+                self.fail(f"round {dup} appears twice (the file has rounds {listed})")
+            if missing is not None:
+                self.fail(f"round {missing} is missing (the file has rounds {listed})")
+            self.fail(f"rounds must be in order 1, 2, 3, … (the file has rounds {listed})")
+        no_fee = {
+            (c.get("round"), c.get("table")) for c in corrections
+            if c.get("kind") == "no-fee" and isinstance(c.get("round"), int) and isinstance(c.get("table"), int)
+        }
+        if rs.rounds and len(numbers) > rs.rounds:
+            self.fail(f"the rule set '{rs.code}' has {rs.rounds} rounds, the file has {len(numbers)}")
+        return [self.round(rs, r, item, known, no_fee) for r, item in zip(numbers, items)]
+
+    def round(self, rs: RuleSet, r: int, item: dict, known: set[int], no_fee: set) -> Round:
+        if "tables" not in item:
+            self.fail('missing "tables"', round=r)
+        tables = self.lst(item["tables"], '"tables"', round=r)
+        if not tables:
+            self.fail("the round has no tables", round=r)
+        seated: dict[int, int] = {}
+        result = []
+        numbers: set[int] = set()
+        for i, t in enumerate(tables, 1):
+            t = self.obj(t, f"table entry {i}", round=r)
+            if "table" not in t:
+                self.fail(f'missing "table" in table entry {i}', round=r)
+            n = self.integer(t["table"], f'"table" of table entry {i}', minimum=1, round=r)
+            if n in numbers:
+                self.fail(f"table {n} appears twice in round {r}", round=r)
+            numbers.add(n)
+            result.append(self.table(rs, r, n, t, known, seated, no_fee))
+        return Round(r, tuple(result))
+
+    def table(self, rs: RuleSet, r: int, n: int, t: dict, known: set[int], seated: dict[int, int],
+              no_fee: set) -> TableResult:
+        loc = {"round": r, "table": n}
+        if "players" not in t:
+            self.fail('missing "players"', **loc)
+        players = tuple(self.integer(s, "a start number", **loc)
+                        for s in self.lst(t["players"], '"players"', **loc))
+        if len(players) not in rs.table_sizes:
+            sizes = " or ".join(map(str, rs.table_sizes))
+            self.fail(f"{len(players)} players at the table, the rule set '{rs.code}' seats {sizes}", **loc)
+        for s in players:
+            if s not in known:
+                self.fail(f"start number {s} is not in the players list", **loc)
+            if s in seated:
+                also = "at this table" if seated[s] == n else f"at table {seated[s]}"
+                self.fail(f"start number {s} is seated twice in round {r} (also {also})", **loc)
+            seated[s] = n
+
+        if "sums" not in t:
+            self.fail('missing "sums"', **loc)
+        raw = self.lst(t["sums"], '"sums"', **loc)
+        if len(raw) != len(players):
+            self.fail(f"{len(raw)} sums for {len(players)} players", **loc)
+        sums = []
+        for s, v in zip(players, raw):
+            d = self.number(v, f"the sum of start number {s}", allow_text=True, **loc)
+            q = d.quantize(CENT)
+            if q != d:
+                self.fail(f"the sum of start number {s} ({_show(v)}) has fractions of a cent", **loc)
+            sums.append(q)
+
+        points = None
+        if t.get("points") is not None:
+            raw = self.lst(t["points"], '"points"', **loc)
+            if len(raw) != len(players):
+                self.fail(f"{len(raw)} points for {len(players)} players", **loc)
+            points = tuple(Fraction(self.number(v, f"the points of start number {s}", **loc))
+                           for s, v in zip(players, raw))
+
+        scores = None
+        if t.get("score") is not None:
+            raw = self.lst(t["score"], '"score"', **loc)
+            if len(raw) != len(players):
+                self.fail(f"{len(raw)} scores for {len(players)} players", **loc)
+            scores = tuple(self.number(v, f"the score of start number {s}", allow_text=True, **loc)
+                           for s, v in zip(players, raw))
+
+        disqualified = []
+        for v in self.lst(t.get("disqualified", []), '"disqualified"', **loc):
+            s = self.integer(v, "a disqualified start number", **loc)
+            if s not in players:
+                self.fail(f"start number {s} is disqualified but does not sit at this table", **loc)
+            if s in disqualified:
+                self.fail(f"start number {s} is listed twice in \"disqualified\"", **loc)
+            disqualified.append(s)
+        early = self.flag(t.get("early", False), '"early"', **loc)
+
+        expected = rs.expected_total(len(players))
+        total = sum(sums, Decimal(0))
+        exempt = bool(disqualified) or (points is not None and (r, n) in no_fee)
+        if expected is not None and total != expected and not exempt:
+            hint = ""
+            if points is not None:
+                hint = " (after an SEM-C10 no-fee correction add a \"no-fee\" entry for this table to \"corrections\")"
+            self.fail(f"the sums total {total:.2f}, the table total must be {expected:.2f}{hint}", **loc)
+        return TableResult(table=n, players=players, sums=tuple(sums), points=points,
+                           disqualified=tuple(disqualified), early=early, scores=scores)
+
+    def events(self, items: list, known: set[int]) -> list[Event]:
+        events = []
+        for i, e in enumerate(items, 1):
+            where = f"event {i}"
+            e = self.obj(e, "an event", where=where)
+            kind = self.text(e.get("type"), '"type"', where=where)
+            if kind not in EVENT_TYPES:
+                self.fail(f'"type" {_show(kind)} is not one of {", ".join(EVENT_TYPES)}', where=where)
+            if "start_no" not in e:
+                self.fail('missing "start_no"', where=where)
+            s = self.integer(e["start_no"], '"start_no"', where=where)
+            if s not in known:
+                self.fail(f"start number {s} is not in the players list", where=where)
+            after_round = colour = rnd = None
+            referees: tuple[str, ...] = ()
+            if kind == "withdrawn":
+                if "after_round" not in e:
+                    self.fail('missing "after_round"', where=where)
+                after_round = self.integer(e["after_round"], '"after_round"', minimum=0, where=where)
+                if e.get("round") is not None:
+                    rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
+            else:
+                colour = e.get("colour")
+                if colour not in CARD_COLOURS:
+                    self.fail(f'"colour" {_show(colour)} is not one of {", ".join(CARD_COLOURS)}', where=where)
+                if "round" not in e:
+                    self.fail('missing "round"', where=where)
+                rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
+                if e.get("after_round") is not None:
+                    after_round = self.integer(e["after_round"], '"after_round"', minimum=0, where=where)
+                referees = tuple(self.text(x, "a referee", where=where)
+                                 for x in self.lst(e.get("referees", []), '"referees"', where=where))
+            known_keys = {"type", "start_no", "after_round", "colour", "round", "referees"}
+            extra = tuple((k, self.verbatim(v, _show(k), where=where)) for k, v in e.items() if k not in known_keys)
+            events.append(Event(type=kind, start_no=s, after_round=after_round, colour=colour,
+                                round=rnd, referees=referees, extra=extra))
+        return events
+
+
+# --- writing ----------------------------------------------------------------------
+
+def to_dict(t: Tournament) -> dict:
+    """The file as JSON-ready data (numbers in audit and unknown data as int/float)."""
+    return _to_dict(t, _plain)
+
+
+def _to_dict(t: Tournament, verbatim) -> dict:
+    d: dict = {
+        "format": FORMAT,
+        "ruleset": t.ruleset,
+        "name": t.name,
+        "date": t.date,
+        "players": [_player_dict(p) for p in t.players],
+        "rounds": [
+            {"round": r.number, "tables": [_table_dict(tr) for tr in r.tables]} for r in t.rounds
+        ],
+    }
+    if t.events:
+        d["events"] = [_event_dict(e, verbatim) for e in t.events]
+    if t.corrections:
+        d["corrections"] = verbatim(t.corrections)
+    for k, v in t.extra.items():
+        if k not in TOP_LEVEL_KEYS:
+            d[k] = verbatim(v)
+    return d
+
+
+def _player_dict(p: Player) -> dict:
+    d: dict = {"start_no": p.start_no}
+    if p.id is not None:
+        d["id"] = p.id
+    d.update(name=p.name, club=p.club, status=p.status,
+             rating=None if p.rating is None else json_number(p.rating),
+             nominated=p.nominated)
+    if not p.present:
+        d["present"] = False
+    if p.substitute_for is not None:
+        d["substitute_for"] = p.substitute_for
+    if p.from_round is not None:
+        d["from_round"] = p.from_round
+    return d
+
+
+def _table_dict(tr: TableResult) -> dict:
+    d: dict = {"table": tr.table, "players": list(tr.players), "sums": [money_text(s) for s in tr.sums]}
+    if tr.points is not None:
+        d["points"] = [json_number(p) for p in tr.points]
+    if tr.scores is not None:
+        d["score"] = [json_number(s) for s in tr.scores]
+    if tr.disqualified:
+        d["disqualified"] = list(tr.disqualified)
+    if tr.early:
+        d["early"] = True
+    return d
+
+
+def _event_dict(e: Event, verbatim) -> dict:
+    d: dict = {"type": e.type}
+    if e.colour is not None:
+        d["colour"] = e.colour
+    d["start_no"] = e.start_no
+    if e.round is not None:
+        d["round"] = e.round
+    if e.after_round is not None:
+        d["after_round"] = e.after_round
+    if e.referees or e.type == "card":
+        d["referees"] = list(e.referees)
+    for k, v in e.extra:
+        d.setdefault(k, verbatim(v))
+    return d
+
+
+def dump(t: Tournament) -> str:
+    """The file text: one line per player and per table, so files diff well.
+
+    Numbers in audit and unknown data are written exactly as read: json cannot
+    write a Decimal, so each goes out as a unique placeholder string that is
+    then replaced by the number's text."""
+    d = _to_dict(t, lambda v: v)
+    nonce = os.urandom(8).hex()
+    numbers: dict[str, str] = {}
+
+    def exact(o):
+        if isinstance(o, Fraction):
+            return json_number(o)
+        if isinstance(o, Decimal):
+            if not o.is_finite():
+                return str(o)
+            token = f"\x00{nonce}:{len(numbers)}\x00"
+            numbers[json.dumps(token)] = str(o)
+            return token
+        raise TypeError(f"{type(o).__name__} cannot be written to a tournament file")
+
+    def one(value) -> str:
+        return json.dumps(value, ensure_ascii=False, default=exact)
+
+    def block(value, indent: str) -> str:
+        return json.dumps(value, ensure_ascii=False, indent=2, default=exact).replace("\n", "\n" + indent)
+
+    lines = []
+    for key, value in d.items():
+        if key == "players" and value:
+            body = ",\n".join("    " + one(p) for p in value)
+            lines.append(f'  "players": [\n{body}\n  ]')
+        elif key == "rounds" and value:
+            rounds = []
+            for r in value:
+                tables = ",\n".join("      " + one(tr) for tr in r["tables"])
+                rounds.append(f'    {{"round": {r["round"]}, "tables": [\n{tables}\n    ]}}')
+            lines.append('  "rounds": [\n' + ",\n".join(rounds) + "\n  ]")
+        elif key in ("events", "corrections") and value:
+            body = ",\n".join("    " + one(x) for x in value)
+            lines.append(f'  {one(key)}: [\n{body}\n  ]')
+        else:
+            lines.append(f"  {one(key)}: {block(value, '  ')}")
+    text = "{\n" + ",\n".join(lines) + "\n}\n"
+    for token, number in numbers.items():
+        text = text.replace(token, number)
+    return text

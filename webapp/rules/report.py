@@ -1,0 +1,157 @@
+"""The JSON-ready answers of the `listok` command (EXCHANGE.md), shared with the
+server: plain dicts of str/int/float/None/list, money as strings with two
+decimals, points as JSON numbers. Nothing here prints or reads files."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .exchange import json_number, money_text
+from .model import Tournament
+from .ruleset import RuleSet, get_ruleset
+from .standings import standings
+
+
+class ReportError(ValueError):
+    """A question the tournament cannot answer (a round it does not have …)."""
+
+
+def _upto(t: Tournament, k: int) -> Tournament:
+    return t if k >= t.last_round else replace(t, rounds=t.rounds_upto(k))
+
+
+def is_final(t: Tournament, after_round: int | None = None, rs: RuleSet | None = None) -> bool:
+    """Whether the tournament is over after `after_round` (default: the last
+    round in the file): the rule set's last round is played, or the cut into
+    the next round lets nobody through (its draw is empty)."""
+    rs = rs or get_ruleset(t.ruleset)
+    k = t.last_round if after_round is None else after_round
+    if k >= rs.rounds:
+        return True
+    if k == 0 or k < t.last_round or rs.round_kind(k + 1) != "cut":
+        return False
+    from .seating import DrawError, draw  # only needed here, and seating is the heaviest module
+
+    try:
+        return not draw(_upto(t, k), k + 1, rs).tables
+    except DrawError:
+        # the standings stand on their own; a draw problem is reported by `draw`
+        return False
+
+
+def _check_after_round(t: Tournament, after_round: int | None) -> int:
+    if after_round is None:
+        return t.last_round
+    if not 1 <= after_round <= t.last_round:
+        have = f"rounds 1..{t.last_round}" if t.last_round else "no rounds"
+        raise ReportError(f"cannot give standings after round {after_round}: the file has {have}")
+    return after_round
+
+
+def standings_report(t: Tournament, after_round: int | None = None) -> dict:
+    rs = get_ruleset(t.ruleset)
+    k = _check_after_round(t, after_round)
+    ranking = standings(t, k, rs)
+    final = is_final(t, k, rs)
+    tp = None
+    if final:
+        from .season import tournament_points
+
+        tp = tournament_points(ranking)
+    rows = []
+    for s in ranking:
+        st = s.stats
+        points = None
+        if tp is not None:
+            x = tp[s.player.start_no]
+            points = {"placement": x.placement, "bonus": x.bonus, "total": x.total}
+        rows.append({
+            "place": s.place,
+            "start_no": s.player.start_no,
+            "name": s.player.name,
+            "club": s.player.club,
+            "points": json_number(st.points),
+            "money": money_text(st.money),
+            "records": {str(p): st.records.get(p, 0) for p in rs.record_points},
+            "sums": [money_text(m) for m in st.sums],
+            "last_round": st.last_round,
+            "tie": s.tie,
+            "tournament_points": points,
+        })
+    report = {"ruleset": t.ruleset, "after_round": k, "final": final, "standings": rows}
+    if final:
+        from .season import club_results
+
+        report["clubs"] = [
+            {"place": c.place, "club": c.club, "score": c.score,
+             "game_points": json_number(c.game_points),
+             "counted": list(c.counted), "jokers": list(c.jokers)}
+            for c in club_results(_upto(t, k), ranking, tp)
+        ]
+    return report
+
+
+def draw_report(t: Tournament, round_no: int) -> dict:
+    """The seating for `round_no` from the results of rounds 1..round_no-1
+    (later rounds in the file are ignored, so a past draw can be re-checked)."""
+    rs = get_ruleset(t.ruleset)
+    if not 1 <= round_no <= rs.rounds:
+        raise ReportError(f"round {round_no} does not exist: the rule set '{rs.code}' "
+                          f"has rounds 1..{rs.rounds}")
+    if round_no > t.last_round + 1:
+        have = f"rounds 1..{t.last_round}" if t.last_round else "no rounds"
+        raise ReportError(f"cannot draw round {round_no}: it needs the results of rounds "
+                          f"1..{round_no - 1}, the file has {have}")
+    from .seating import draw
+
+    d = draw(_upto(t, round_no - 1), round_no, rs)
+    return {
+        "round": d.round,
+        "tables": [{"table": st.table, "players": list(st.players), "flags": list(st.flags)}
+                   for st in d.tables],
+        "advancing": None if d.advancing is None else list(d.advancing),
+        "eliminated": None if d.eliminated is None else list(d.eliminated),
+    }
+
+
+def require_final(tournaments) -> None:
+    """Season tables and ratings are built from finished tournaments only."""
+    for t in tournaments:
+        if not is_final(t):
+            rs = get_ruleset(t.ruleset)
+            raise ReportError(f"tournament '{t.name}' is not finished "
+                              f"(results for {t.last_round} of {rs.rounds} rounds)")
+
+
+def season_report(tournaments, best: int = 11) -> dict:
+    from .season import season_table
+
+    tournaments = list(tournaments)
+    require_final(tournaments)
+    table = season_table(tournaments, best)
+    return {
+        "players": [
+            {"place": p.place, "id": p.id, "name": p.name, "club": p.club,
+             "points": json_number(p.points), "game_points": json_number(p.game_points),
+             "money": money_text(p.money),
+             "counted": list(p.counted), "dropped": list(p.dropped)}
+            for p in table.players
+        ],
+        "clubs": [
+            {"place": c.place, "club": c.club, "points": json_number(c.points),
+             "game_points": json_number(c.game_points)}
+            for c in table.clubs
+        ],
+    }
+
+
+def rating_report(tournaments, window: int = 12) -> dict:
+    from .season import ratings
+
+    tournaments = list(tournaments)
+    require_final(tournaments)
+    return {
+        "ratings": [
+            {"id": r.id, "name": r.name, "rating": json_number(r.rating), "tournaments": r.tournaments}
+            for r in ratings(tournaments, window)
+        ]
+    }
