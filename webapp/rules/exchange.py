@@ -224,7 +224,9 @@ class _Reader:
         return value
 
     def integer(self, value, what: str, minimum: int | None = None, **loc) -> int:
-        if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        if (isinstance(value, Decimal) and value.is_finite() and value.adjusted() < 18
+                and value == value.to_integral_value()):
+            # adjusted() first: int(Decimal("1E+999999")) would take half a minute
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(f"{what} must be a whole number, not {_kind(value)} {_show(value)}", **loc)

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 591e3dcad6b5
+Revision ID: 1c608b273be4
 Revises: 
-Create Date: 2026-11-30 09:19:01.549725
+Create Date: 2026-11-30 09:50:01.973883
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '591e3dcad6b5'
+revision = '1c608b273be4'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -135,6 +135,7 @@ def upgrade():
     sa.Column('number', sa.Integer(), nullable=False),
     sa.Column('players', sa.JSON(), nullable=False),
     sa.Column('flags', sa.JSON(), nullable=False),
+    sa.Column('pending_dq', sa.JSON(), nullable=True),
     sa.ForeignKeyConstraint(['round_id'], ['round.id'], ),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('round_id', 'number')

@@ -1,0 +1,279 @@
+"""The `listok` command (EXCHANGE.md): computes from tournament files, no server.
+
+`listok` is a plain click group, so the app factory can attach the same group
+to Flask (`app.cli.add_command(listok)`) and add `import`/`export` to it. Only
+click is imported at module level: the rules engine is imported by each
+command, which keeps `listok draw …` well under half a second end to end.
+
+Bad input ends with one line `listok: <message>` on stderr and exit status 2;
+an unexpected failure also prints one line (exit status 1) unless
+LISTOK_DEBUG is set, which shows the traceback.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sys
+
+import click
+
+
+class BadInput(click.ClickException):
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"listok: {self.message}", file=file, err=file is None)
+
+
+class InternalError(BadInput):
+    exit_code = 1
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _bad_input_types() -> tuple[type, ...]:
+    from .rules.ruleset import UnknownRuleSet
+
+    # every error the rules engine raises for input it cannot use is a ValueError
+    # (ExchangeError, ReportError, DrawError, NominationError …)
+    return (ValueError, UnknownRuleSet)
+
+
+def _guarded(func):
+    """Turn rules-engine errors into one-line messages, also under `flask listok`."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except Exception as e:  # noqa: BLE001 - the contract is: never a traceback
+            if isinstance(e, _bad_input_types()):
+                raise BadInput(_one_line(str(e))) from e
+            if os.environ.get("LISTOK_DEBUG"):
+                raise
+            raise InternalError(_one_line(f"internal error: {type(e).__name__}: {e}"
+                                          " (set LISTOK_DEBUG=1 for the traceback)")) from e
+
+    return wrapper
+
+
+class ListokGroup(click.Group):
+    """A click group whose usage errors are one line as well."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.UsageError as e:
+            hint = ""
+            if e.ctx is not None:
+                hint = f" (see '{e.ctx.command_path} --help')"
+            click.echo(f"listok: {_one_line(e.format_message())}{hint}", err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("listok: aborted", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _emit(data) -> None:
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    # bytes, so the output is UTF-8 whatever the locale says
+    out = click.get_binary_stream("stdout")
+    out.write(text.encode("utf-8"))
+    out.flush()
+
+
+def _load(path: str):
+    from .rules.exchange import load
+
+    return load(path)
+
+
+def _in_file(path: str, func, *args):
+    """Run a report on one file; errors that do not say which file get its name."""
+    from .rules.exchange import ExchangeError
+
+    try:
+        return func(*args)
+    except ExchangeError:
+        raise
+    except ValueError as e:
+        raise BadInput(_one_line(f"{path}: {e}")) from e
+
+
+def _load_final(files) -> list:
+    from .rules.report import require_final
+
+    tournaments = []
+    for f in files:
+        t = _load(f)
+        _in_file(f, require_final, [t])
+        tournaments.append(t)
+    return tournaments
+
+
+@click.group(name="listok", cls=ListokGroup)
+def listok() -> None:
+    """Compute standings, draws, season tables and ratings from tournament files
+    (format listok-tournament/1)."""
+
+
+main = listok
+
+
+@listok.command()
+@click.argument("file")
+@click.option("--after-round", type=int, default=None, metavar="K",
+              help="Standings after round K (default: the last round in FILE).")
+@_guarded
+def standings(file: str, after_round: int | None) -> None:
+    """Standings of the tournament in FILE (SEM-B12)."""
+    from .rules.report import standings_report
+
+    t = _load(file)
+    _emit(_in_file(file, standings_report, t, after_round))
+
+
+@listok.command()
+@click.argument("file")
+@click.option("--round", "round_no", type=int, required=True, metavar="N",
+              help="The round to draw, from the results of rounds 1..N-1 in FILE.")
+@_guarded
+def draw(file: str, round_no: int) -> None:
+    """The seating for round N."""
+    from .rules.report import draw_report
+
+    t = _load(file)
+    _emit(_in_file(file, draw_report, t, round_no))
+
+
+@listok.command()
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--best", type=click.IntRange(min=1), default=11, show_default=True,
+              help="How many tournaments count per player (SEM-A4).")
+@_guarded
+def season(files: tuple[str, ...], best: int) -> None:
+    """The season tables (SEM-A4, A5) from final tournament files."""
+    from .rules.report import season_report
+
+    _emit(season_report(_load_final(files), best))
+
+
+@listok.command()
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--window", type=click.IntRange(min=1), default=12, show_default=True,
+              help="How many of the most recent tournaments count (SEM-B1).")
+@_guarded
+def rating(files: tuple[str, ...], window: int) -> None:
+    """The rating list (SEM-B1) from final tournament files."""
+    from .rules.report import rating_report
+
+    _emit(rating_report(_load_final(files), window))
+
+
+@contextlib.contextmanager
+def _server_app():
+    """The venue server's app, in its app context: the one `flask --app …` loaded,
+    else one built from the environment (DATABASE_URL …). Flask is imported only
+    here, so the computing commands above stay fast. A database without tables is
+    brought up to date first, as `create-user` does."""
+    from flask.cli import ScriptInfo
+
+    info = click.get_current_context().find_object(ScriptInfo)
+    if info is not None:
+        app = info.load_app()
+    else:
+        from . import create_app
+
+        app = create_app()
+    with app.app_context():
+        from sqlalchemy import inspect
+
+        from .extensions import db
+
+        if not inspect(db.engine).has_table("tournament"):
+            from .server_cli import upgrade_database
+
+            upgrade_database(app)
+        yield app
+
+
+@listok.command("import")
+@click.argument("file")
+@_guarded
+def import_file(file: str) -> None:
+    """Create a tournament in the venue server's database from FILE; prints its id."""
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise BadInput(f"{file}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{file}: is a directory, not a tournament file") from None
+    except OSError as e:
+        raise BadInput(_one_line(f"{file}: cannot read the file ({e.strerror or e})")) from None
+    with _server_app():
+        from .extensions import db
+        from .services.tournament_file import import_tournament
+
+        try:
+            t = import_tournament(data, file, "listok import")
+            db.session.commit()
+        except Exception:
+            db.session.rollback()
+            raise
+        click.echo(t.id)
+
+
+@listok.command("export")
+@click.argument("tournament_id", metavar="ID", type=int)
+@click.option("-o", "--output", metavar="FILE", help="Write the file here instead of to stdout.")
+@_guarded
+def export_file(tournament_id: int, output: str | None) -> None:
+    """Write tournament ID from the venue server's database as a tournament file."""
+    with _server_app():
+        from .extensions import db
+        from .models import Tournament
+        from .services.tournament_file import export_tournament
+
+        t = db.session.get(Tournament, tournament_id)
+        if t is None:
+            raise BadInput(f"no tournament with id {tournament_id}")
+        text = export_tournament(t)
+    if output is None:
+        out = click.get_binary_stream("stdout")
+        out.write(text.encode("utf-8"))
+        out.flush()
+        return
+    try:
+        with open(output, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as e:
+        raise BadInput(_one_line(f"{output}: cannot write the file ({e.strerror or e})")) from None
+
+
+def _add_server_commands() -> None:
+    from .server_cli import COMMANDS  # only click at import time, like this module
+
+    for command in COMMANDS:
+        listok.add_command(command)
+
+
+_add_server_commands()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""The demo venue: a tournament in round 3 with realistic players, and demo accounts."""
+from __future__ import annotations
+
+import random
+from datetime import date
+
+from sqlalchemy import select
+
+from .extensions import db
+from .models import Player, Tournament, User
+from .services import rounds
+from .simulate import make_players, table_sums
+
+DEMO_NAME = "SEM Demo - Poprad"
+DEMO_LOGIN = ("demo", "demo-operator")
+DEMO_REFEREE = ("rozhodca", "demo-referee")
+
+
+def has_demo() -> bool:
+    return db.session.scalar(select(Tournament).where(Tournament.name == DEMO_NAME)) is not None
+
+
+def _account(username: str, password: str, role: str, name: str) -> None:
+    if db.session.scalar(select(User).where(User.username == username)) is None:
+        user = User(username=username, role=role, display_name=name)
+        user.set_password(password)
+        db.session.add(user)
+
+
+def create_demo(n_players: int = 45, seed: int = 2026) -> tuple[int, tuple[str, str]]:
+    """Rounds 1 and 2 closed, round 3 published and running with some sheets in."""
+    _account(*DEMO_LOGIN, "operator", "Demo operátor")
+    _account(*DEMO_REFEREE, "referee", "Demo rozhodca")
+    t = Tournament(name=DEMO_NAME, date=date.today(), venue="Poprad, Hotel Tatra", ruleset="sem")
+    for p in make_players(n_players, seed=seed, clubs=8):
+        t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club,
+                                status=p.status, rating=p.rating, present=True))
+    db.session.add(t)
+    db.session.flush()
+    rng = random.Random(seed)
+    for k in (1, 2, 3):
+        r = rounds.draw_round(t, "demo")
+        rounds.publish_round(t, r, "demo", t.version)
+        rounds.start_clock(t, r, "demo")
+        tables = r.tables if k < 3 else r.tables[: len(r.tables) // 2]
+        for tab in tables:
+            rounds.record_sheet(t, tab, list(table_sums(rng)), "demo")
+        if k < 3:
+            rounds.close_round(t, r, "demo", t.version)
+    db.session.commit()
+    return t.id, DEMO_LOGIN

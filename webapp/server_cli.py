@@ -1,0 +1,84 @@
+"""`listok` commands that need the venue server's database: serve, demo,
+create-user. Imported lazily by webapp.cli so the computing commands stay fast."""
+from __future__ import annotations
+
+import click
+
+
+def _app():
+    from . import create_app
+
+    return create_app()
+
+
+def upgrade_database(app) -> None:
+    """Bring the schema up to date (Alembic), creating it on a fresh database."""
+    from flask_migrate import upgrade
+
+    with app.app_context():
+        upgrade(directory=app.extensions["migrate"].directory)
+
+
+@click.command("create-user")
+@click.argument("username")
+@click.option("--role", type=click.Choice(["operator", "referee"]), default="operator", show_default=True)
+@click.option("--name", "display_name", default="", help="Name shown in the audit log.")
+@click.password_option(help="Asked for when not given.")
+def create_user(username: str, role: str, display_name: str, password: str) -> None:
+    """Create an operator or referee account (the first one, or more)."""
+    from sqlalchemy import select
+
+    from .extensions import db
+    from .models import User
+
+    if len(password) < 8:
+        raise click.BadParameter("use at least 8 characters", param_hint="password")
+    app = _app()
+    upgrade_database(app)
+    with app.app_context():
+        if db.session.scalar(select(User).where(User.username == username)):
+            raise click.ClickException(f"user '{username}' exists already")
+        user = User(username=username, role=role, display_name=display_name)
+        user.set_password(password)
+        db.session.add(user)
+        db.session.commit()
+    click.echo(f"created {role} '{username}'")
+
+
+@click.command("demo")
+@click.option("--players", default=45, show_default=True, help="How many players (a multiple of 3).")
+def demo(players: int) -> None:
+    """Create a demo tournament (played up to round 3) and a demo operator."""
+    from .demo import create_demo
+
+    app = _app()
+    upgrade_database(app)
+    with app.app_context():
+        tid, login = create_demo(players)
+    click.echo(f"demo tournament {tid} created; sign in as '{login[0]}' with password '{login[1]}'")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="0.0.0.0 to serve the venue's network.")
+@click.option("--port", default=8000, show_default=True)
+@click.option("--demo", "with_demo", is_flag=True, help="Create the demo tournament first if there is none.")
+def serve(host: str, port: int, with_demo: bool) -> None:
+    """Run the venue server (waitress), upgrading the database first."""
+    from waitress import serve as waitress_serve
+
+    app = _app()
+    upgrade_database(app)
+    if with_demo:
+        from .demo import create_demo, has_demo
+
+        with app.app_context():
+            if not has_demo():
+                tid, login = create_demo(45)
+                click.echo(f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'")
+            else:
+                click.echo("demo tournament present; sign in as 'demo' / 'demo-operator'")
+    click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
+    waitress_serve(app, host=host, port=port, threads=8)
+
+
+COMMANDS = (create_user, demo, serve)

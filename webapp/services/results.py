@@ -1,0 +1,609 @@
+"""Results: the desk's paper-sheet entry, the standings and player pages, and
+corrections after publication (SEM-C5, C8, C9, C10, B12, A3, B3).
+
+Like every service, these change the caller's session and leave the commit to
+the caller; a refused action raises ServiceError and changes nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+from flask import abort
+from flask_babel import gettext as _
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from ..extensions import db
+from ..models import Correction as CorrectionRow, Round, RoundTable, Sheet, Tournament, utcnow
+from ..rules import model as rules
+from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
+from ..rules.points import administrative_correction, sheet_hints, table_outcome
+from ..rules.report import ReportError, standings_report
+from ..rules.ruleset import RuleSet, get_ruleset
+from ..rules.seating import Draw, DrawError, SeatedTable, draw
+from ..rules.standings import collect_stats, field_status, standings
+from . import rounds as round_service
+from .common import ServiceError, StaleError, audit, bump, check_version
+from .engine import rules_player, rules_tournament
+
+DISCREPANCY_WINDOW = timedelta(minutes=10)  # SEM-C9
+PUBLIC_FROM_ROUND = 2  # SEM-C9
+
+
+def load_tournament(tid: int) -> Tournament:
+    """The tournament with everything the engine needs, in a fixed number of
+    queries however many rounds, tables and sheets it has."""
+    t = db.session.scalar(
+        select(Tournament).where(Tournament.id == tid).options(
+            selectinload(Tournament.players),
+            selectinload(Tournament.events),
+            selectinload(Tournament.corrections),
+            selectinload(Tournament.rounds).selectinload(Round.tables).selectinload(RoundTable.sheets),
+        ))
+    if t is None:
+        abort(404)
+    return t
+
+
+def get_round(t: Tournament, n: int) -> Round:
+    for r in t.rounds:
+        if r.number == n:
+            return r
+    abort(404)
+
+
+def get_table(r: Round, number: int) -> RoundTable:
+    for tab in r.tables:
+        if tab.number == number:
+            return tab
+    abort(404)
+
+
+def last_closed(t: Tournament) -> int:
+    """The last round whose results count: rules_tournament(closed_only) stops at the first open round."""
+    k = 0
+    for r in t.rounds:
+        if r.status != "closed":
+            break
+        k = r.number
+    return k
+
+
+# --------------------------------------------------------------------------- the desk
+
+
+@dataclass
+class SheetPreview:
+    """What the desk shows next to a table while the operator types."""
+
+    values: list[str]
+    sums: list[Decimal] | None = None
+    error: str | None = None
+    error_field: str | None = None
+    total: Decimal | None = None
+    expected: Decimal | None = None
+    points: tuple | None = None  # per seat; None for a disqualified seat
+    money: tuple | None = None  # per seat, as it counts (SEM-D1 adds 1 EUR per DQ)
+    wrong_total: bool = False
+    corrected: tuple[Decimal, ...] | None = None  # SEM-C5
+    corrected_points: tuple | None = None
+    negative: list[int] = field(default_factory=list)  # SEM-C8
+    impossible: list[tuple[str, int, Decimal]] = field(default_factory=list)  # SEM-C11 (code, seat, sum)
+    disqualified: list[int] = field(default_factory=list)
+    early: bool = False
+    running: Decimal | None = None  # the total of the sums typed so far, while one is still missing
+
+    @property
+    def complete(self) -> bool:
+        return self.sums is not None
+
+
+def table_dq(tab: RoundTable) -> tuple[list[int], bool]:
+    """The table's disqualifications: from its sheet, else those noted before it came in."""
+    sheet = tab.sheet
+    if sheet is not None and sheet.disqualified:
+        return list(sheet.disqualified), bool(sheet.early)
+    pending = tab.pending_dq or {}
+    return list(pending.get("players") or ()), bool(pending.get("early"))
+
+
+def dq_case(tab: RoundTable, dq) -> str | None:
+    """The SEM-D1 paragraph that applies to a table with these disqualifications."""
+    if not dq:
+        return None
+    remaining = len(tab.players) - len(set(dq))
+    if remaining == 0:
+        return "D1a"
+    if remaining == 1:
+        return "D1b"
+    return "D1c"
+
+
+def _parse_one(value, i: int) -> Decimal:
+    try:
+        return round_service.parse_sums([value], 1)[0]
+    except ServiceError:
+        raise ServiceError(_("Sum %(i)d is not an amount in euros and cents.", i=i + 1), field=f"sum{i}") from None
+
+
+def parse_table_sums(rs: RuleSet, tab: RoundTable, values, dq, early: bool) -> list[Decimal]:
+    """The three sums typed at the desk. With a disqualification some sums do not
+    matter (SEM-D1: two or three disqualified, or one within the first three
+    games) and may be left empty; an empty sum of a disqualified player makes
+    the sheet total the table total when it can."""
+    n = len(tab.players)
+    values = [str(v or "").strip() for v in (list(values) + [""] * n)[:n]]
+    case = dq_case(tab, dq)
+    optional = set()
+    if case is not None:
+        optional = {i for i, s in enumerate(tab.players) if s in dq}
+        if case in ("D1a", "D1b") or early:
+            optional = set(range(n))
+    sums: list[Decimal | None] = []
+    for i, v in enumerate(values):
+        if not v:
+            if i not in optional:
+                raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
+            sums.append(None)
+        else:
+            sums.append(_parse_one(v, i))
+    blanks = [i for i, s in enumerate(sums) if s is None]
+    for i in blanks:
+        if tab.players[i] not in dq:
+            sums[i] = rs.stake
+    dq_blanks = [i for i in blanks if tab.players[i] in dq]
+    expected = rs.expected_total(n)
+    if len(dq_blanks) == 1 and expected is not None:
+        i = dq_blanks[0]
+        sums[i] = expected - sum(s for j, s in enumerate(sums) if j != i)
+    for i in dq_blanks:
+        if sums[i] is None:
+            sums[i] = rs.stake
+    return sums  # type: ignore[return-value]
+
+
+def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = None) -> SheetPreview:
+    rs = get_ruleset(t.ruleset)
+    dq, dq_early = table_dq(tab)
+    early = dq_early if early is None else (early or dq_early)
+    n = len(tab.players)
+    shown = [str(v or "").strip() for v in (list(values) + [""] * n)[:n]]
+    p = SheetPreview(values=shown, expected=rs.expected_total(n), disqualified=dq, early=bool(dq) and early)
+    if not any(shown) and not (dq and (p.early or dq_case(tab, dq) != "D1c")):
+        return p
+    typed = []
+    for i, v in enumerate(shown):
+        if v:
+            try:
+                typed.append(_parse_one(v, i))
+            except ServiceError as e:
+                p.error, p.error_field = str(e), e.field
+                return p
+    try:
+        sums = parse_table_sums(rs, tab, shown, dq, p.early)
+    except ServiceError:
+        # still typing: a sum that is needed is empty
+        p.running = sum(typed, Decimal(0))
+        return p
+    p.sums, p.total = sums, sum(sums, Decimal(0))
+    outcome = table_outcome(rs, rules.TableResult(tab.number, tuple(tab.players), tuple(sums),
+                                                  disqualified=tuple(dq), early=p.early))
+    p.points, p.money = outcome.points, outcome.money
+    if dq:
+        return p
+    for h in sheet_hints(rs, sums):
+        if h.code == "total":
+            p.wrong_total = True
+        elif h.code == "negative":
+            p.negative.append(h.position)
+        else:
+            p.impossible.append((h.code, h.position, sums[h.position]))
+    if p.wrong_total:
+        p.corrected = administrative_correction(rs, sums)
+        p.corrected_points = rs.table_points(p.corrected)
+    return p
+
+
+def sheet_outcome(t: Tournament, tab: RoundTable):
+    """Money and points of the table's counted sheet, as the engine computes them."""
+    sheet = tab.sheet
+    if sheet is None:
+        return None
+    return table_outcome(get_ruleset(t.ruleset), rules.TableResult(
+        tab.number, tuple(tab.players), tuple(Decimal(s) for s in sheet.sums),
+        points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
+        disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early)))
+
+
+def check_sheet_version(tab: RoundTable, seen) -> None:
+    """The desk's stale-edit guard is per table: other tables may be entered in
+    parallel (a second operator, phones), only this table's sheet must be as shown."""
+    current = tab.sheet.version if tab.sheet is not None else 0
+    try:
+        seen = int(seen)
+    except (TypeError, ValueError):
+        seen = -1
+    if seen != current:
+        raise StaleError(_("Table %(t)d changed since you opened the page. Nothing was saved: "
+                           "check the table and enter it again.", t=tab.number))
+
+
+def record_desk_sheet(t: Tournament, tab: RoundTable, values, actor: str, *, sheet_version,
+                      correct_total: bool = False, note: str = "", early: bool = False) -> Sheet:
+    """A paper sheet typed at the desk (SEM-B5): SEM-C5 needs the operator's
+    explicit correction, a negative sum needs the last-game note (SEM-C8), and
+    disqualifications noted earlier are recorded with the sheet (SEM-D1)."""
+    r = tab.round
+    if r.status != "published":
+        raise ServiceError(_("Round %(n)d is not open for results.", n=r.number))
+    check_sheet_version(tab, sheet_version)
+    rs = get_ruleset(t.ruleset)
+    dq, dq_early = table_dq(tab)
+    early = bool(dq) and (early or dq_early)
+    sums = parse_table_sums(rs, tab, values, dq, early)
+    note = (note or "").strip()
+    if not dq and any(s < 0 for s in sums) and not note:
+        raise ServiceError(_("A negative sum needs the note of the last game (SEM-C8): "
+                             "its type and payment, as written on the back of the sheet."), field="note")
+    current = tab.sheet
+    sheet = round_service.record_sheet(
+        t, tab, sums, actor, source="paper", correct_total=correct_total, disqualified=dq, early=early,
+        note=note, replace_version=current.version if current is not None else None)
+    tab.pending_dq = None
+    return sheet
+
+
+# --------------------------------------------------------------------------- standings
+
+
+@dataclass
+class RoundCell:
+    round: int
+    table: int | None
+    sum: Decimal | None
+    points: Fraction | None
+    corrected: str | None = None  # "C10" (published correction) | "C5" (wrong total) | None
+    disqualified: bool = False
+
+
+def correction_marks(t: Tournament) -> dict[tuple[int, int], str]:
+    """(round, start no) whose values were corrected: SEM-C10 corrections (old ≠ new)
+    and SEM-C5 administrative corrections (entered ≠ counted sum)."""
+    marks: dict[tuple[int, int], str] = {}
+    for r in t.rounds:
+        for tab in r.tables:
+            sheet = tab.sheet
+            if sheet is not None and sheet.entered_sums:
+                for s, entered, counted in zip(tab.players, sheet.entered_sums, sheet.sums):
+                    if Decimal(entered) != Decimal(counted):
+                        marks[(r.number, s)] = "C5"
+    for c in t.corrections:
+        rec = c.record or {}
+        old, new = rec.get("old") or {}, rec.get("new") or {}
+        for s, values in new.items():
+            if old.get(s) != values:
+                marks[(int(rec.get("round", 0)), int(s))] = "C10"
+    return marks
+
+
+def table_numbers(t: Tournament) -> dict[tuple[int, int], int]:
+    return {(r.number, s): tab.number for r in t.rounds for tab in r.tables for s in tab.players}
+
+
+def _cut_info(t: Tournament, rt: rules.Tournament, rs: RuleSet, k: int, final: bool) -> dict | None:
+    """Who advances from round k into the cut round k+1 (SEM-B9..B11): the
+    stored draw when round k+1 is drawn, otherwise the engine's draw as a preview."""
+    n = k + 1
+    if final or n > rs.rounds or rs.round_kind(n) != "cut":
+        return None
+    stored = next((r for r in t.rounds if r.number == n), None)
+    if stored is not None and stored.advancing is not None:
+        return {"round": n, "advancing": list(stored.advancing), "eliminated": list(stored.eliminated or ()),
+                "preview": False, "threshold": rs.cuts[n], "error": None}
+    try:
+        d = draw(rt if k >= rt.last_round else replace(rt, rounds=rt.rounds_upto(k)), n, rs)
+    except DrawError as e:
+        return {"round": n, "advancing": [], "eliminated": [], "preview": True, "threshold": rs.cuts[n],
+                "error": str(e)}
+    return {"round": n, "advancing": list(d.advancing or ()), "eliminated": list(d.eliminated or ()),
+            "preview": True, "threshold": rs.cuts[n], "error": None}
+
+
+def publication(r: Round | None, now: datetime | None = None) -> dict | None:
+    """SEM-C9: when the standings after round r were published and until when a
+    discrepancy can be reported."""
+    if r is None or r.standings_published_at is None:
+        return None
+    now = now or utcnow()
+    until = r.standings_published_at + DISCREPANCY_WINDOW
+    left = max(0, int((until - now).total_seconds()))
+    return {"round": r.number, "at": r.standings_published_at, "until": until, "open": left > 0,
+            "seconds_left": left, "minutes_left": -(-left // 60)}
+
+
+def standings_page(t: Tournament, after: int | None = None) -> dict:
+    """Everything the standings pages show after round `after` (default: the last
+    closed round), computed by the same engine function as `listok standings`."""
+    rs = get_ruleset(t.ruleset)
+    k_max = last_closed(t)
+    if k_max == 0:
+        raise ServiceError(_("No round is closed yet: there are no standings."))
+    k = k_max if after is None else after
+    rt = rules_tournament(t, closed_only=True)
+    try:
+        report = standings_report(rt, after_round=k)
+    except ReportError:
+        raise ServiceError(_("There are no standings after round %(n)d.", n=k)) from None
+    stats = collect_stats(rs, rt, k)
+    tables = table_numbers(t)
+    marks = correction_marks(t)
+    status = field_status(rt, k)
+    floor = min(k, rs.qualification_rounds)
+    rows = []
+    prev_stage = None
+    for row in report["standings"]:
+        s = row["start_no"]
+        st = stats.get(s)
+        cells = {}
+        if st is not None:
+            for rnd, m, pts in zip(st.rounds, st.sums, st.round_points):
+                cells[rnd] = RoundCell(rnd, tables.get((rnd, s)), m, pts, marks.get((rnd, s)))
+        stage = max(row["last_round"], floor)
+        rows.append({**row, "stage": stage, "new_stage": stage != prev_stage,
+                     "cells": [cells.get(n) for n in range(1, k + 1)],
+                     "withdrawn": s in status.withdrawn})
+        prev_stage = stage
+    cut = _cut_info(t, rt, rs, k, report["final"])
+    if cut is not None:
+        adv, elim = set(cut["advancing"]), set(cut["eliminated"])
+        last_adv = max((i for i, row in enumerate(rows) if row["start_no"] in adv), default=None)
+        for i, row in enumerate(rows):
+            row["cut"] = "advances" if row["start_no"] in adv else "eliminated" if row["start_no"] in elim else None
+            row["cut_line"] = last_adv is not None and i == last_adv + 1 and bool(elim)
+    names = {p.start_no: p.name for p in t.players}
+    clubs = report.get("clubs")
+    if clubs:
+        for c in clubs:
+            c["counted_players"] = [(s, names.get(s, "")) for s in c["counted"]]
+    r = next((x for x in t.rounds if x.number == k), None)
+    return {
+        "after": k, "last_closed": k_max, "rounds": list(range(1, k + 1)), "final": report["final"],
+        "rows": rows, "clubs": clubs, "cut": cut, "publication": publication(r),
+        "qualification_rounds": rs.qualification_rounds, "ruleset": rs,
+        "any_tie": any(row["tie"] for row in rows),
+        "unranked": sorted(set(status.disqualified) | set(status.unranked_substitutes)),
+        "disqualified": sorted(status.disqualified), "unranked_substitutes": sorted(status.unranked_substitutes),
+    }
+
+
+def public_standings_round(t: Tournament) -> int | None:
+    """SEM-C9: the public sees the standings from round 2 on."""
+    k = last_closed(t)
+    return k if k >= PUBLIC_FROM_ROUND else None
+
+
+# --------------------------------------------------------------------------- the player page
+
+
+def player_page(t: Tournament, start_no: int) -> dict:
+    p = next((x for x in t.players if x.start_no == start_no), None)
+    if p is None:
+        abort(404)
+    rs = get_ruleset(t.ruleset)
+    k = last_closed(t)
+    rt = rules_tournament(t, closed_only=True)
+    status = field_status(rt, k)
+    marks = correction_marks(t)
+
+    # where they play now or next: the newest published round that seats them
+    seat = None
+    latest = t.rounds[-1] if t.rounds else None
+    for r in reversed(t.rounds):
+        if r.status == "draft":
+            continue
+        found = round_service.seat_of(r, start_no)
+        if found is not None and r.status == "published":
+            tab, i = found
+            seat = {"round": r.number, "table": tab.number, "position": i + 1,
+                    "players": [x for x in tab.players], "cards": rs.cards_position(r.number),
+                    "sheet_in": tab.sheet is not None}
+        break
+
+    results = []
+    stats = collect_stats(rs, rt, k).get(start_no)
+    by_round = {}
+    if stats is not None:
+        by_round = {rnd: (m, pts) for rnd, m, pts in zip(stats.rounds, stats.sums, stats.round_points)}
+    for r in t.rounds:
+        if r.status != "closed":
+            continue
+        found = round_service.seat_of(r, start_no)
+        if found is None:
+            continue
+        tab, i = found
+        m, pts = by_round.get(r.number, (None, None))
+        dq = start_no in (tab.sheet.disqualified if tab.sheet is not None else ())
+        results.append(RoundCell(r.number, tab.number, m, pts, marks.get((r.number, start_no)), dq))
+
+    place = None
+    history: list[tuple[int, int]] = []
+    total = None
+    field_size = 0
+    visible = k >= PUBLIC_FROM_ROUND
+    if visible:
+        for n in range(1, k + 1):
+            ranking = standings(rt, n, rs)
+            field_size = len(ranking)
+            for s in ranking:
+                if s.player.start_no == start_no:
+                    history.append((n, s.place))
+                    if n == k:
+                        place, total = s.place, s
+                    break
+    cut_out = next((r.number for r in t.rounds if r.status != "draft" and start_no in (r.eliminated or ())), None)
+    players = {x.start_no: x for x in t.players}
+    return {
+        "player": p, "seat": seat, "results": results, "place": place, "history": history,
+        "points": total.stats.points if total else (stats.points if stats else None),
+        "money": total.stats.money if total else (stats.money if stats else None),
+        "visible": visible, "after": k, "field_size": field_size, "players": players,
+        "disqualified": start_no in status.disqualified, "withdrawn": status.withdrawn.get(start_no),
+        "unranked_substitute": start_no in status.unranked_substitutes,
+        "finished": t.status == "finished", "latest": latest, "eliminated_before": cut_out,
+        "chart": place_chart(history, max(field_size, 1)) if len(history) >= 1 else None,
+    }
+
+
+def place_chart(history: list[tuple[int, int]], field_size: int, width: int = 320, height: int = 140) -> dict:
+    """Coordinates of the place-after-each-round chart (server-rendered SVG):
+    place 1 at the top, the last place at the bottom."""
+    pad_l, pad_r, pad_t, pad_b = 36, 16, 14, 24
+    rounds = [n for n, _ in history]
+    first, last = (min(rounds), max(rounds)) if rounds else (1, 1)
+    span = max(last - first, 1)
+    inner_w, inner_h = width - pad_l - pad_r, height - pad_t - pad_b
+
+    def x(n):
+        return round(pad_l + (n - first) * inner_w / span, 1) if last > first else pad_l + inner_w / 2
+
+    def y(place):
+        return round(pad_t + (place - 1) * inner_h / max(field_size - 1, 1), 1)
+
+    points = [{"round": n, "place": pl, "x": x(n), "y": y(pl)} for n, pl in history]
+    return {"width": width, "height": height, "points": points,
+            "polyline": " ".join(f"{pt['x']},{pt['y']}" for pt in points),
+            "top": y(1), "bottom": y(field_size), "left": pad_l, "right": width - pad_r,
+            "field_size": field_size, "baseline": height - 6}
+
+
+# --------------------------------------------------------------------------- SEM-C10 corrections
+
+
+@dataclass
+class CorrectionPreview:
+    round: Round
+    table: RoundTable
+    correction: object  # rules.corrections.Correction
+    next_round: Round | None
+    seat_changes: list[dict]  # per changed table of the next round: number, before, after
+    advancing_changes: list[tuple[int, str]]  # (start no, "gains a seat" | "loses the seat")
+    warnings: list[str]
+    players: dict
+
+
+def _stored_draw(r: Round) -> Draw:
+    return Draw(r.number, tuple(SeatedTable(tab.number, tuple(tab.players), tuple(tab.flags or ()))
+                                for tab in r.tables),
+                tuple(r.advancing) if r.advancing is not None else None,
+                tuple(r.eliminated) if r.eliminated is not None else None)
+
+
+def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> CorrectionPreview:
+    rs = get_ruleset(t.ruleset)
+    try:
+        round_no, table_no = int(round_no), int(table_no)
+    except (TypeError, ValueError):
+        raise ServiceError(_("Choose a round and a table."), field="table") from None
+    r = next((x for x in t.rounds if x.number == round_no), None)
+    if r is None or r.status != "closed":
+        raise ServiceError(_("Round %(n)d is not closed: enter or edit its sheets at the results desk.",
+                             n=round_no), field="round")
+    tab = next((x for x in r.tables if x.number == table_no), None)
+    if tab is None:
+        raise ServiceError(_("Round %(r)d has no table %(t)d.", r=round_no, t=table_no), field="table")
+    if kind not in KINDS:
+        raise ServiceError(_("Choose the kind of correction."), field="kind")
+    n = len(tab.players)
+    values = (list(values) + [""] * n)[:n]
+    sums = []
+    for i, v in enumerate(values):
+        if not str(v or "").strip():
+            raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
+        sums.append(_parse_one(v, i))
+    expected = rs.expected_total(n)
+    if expected is not None and sum(sums) != expected:
+        raise ServiceError(_("The real sums total %(total)s, the table total must be %(exp)s.",
+                             total=f"{sum(sums):.2f}", exp=f"{expected:.2f}"), field="total")
+    rt = rules_tournament(t, closed_only=True)
+    recorded = next(x for x in next(x for x in rt.rounds if x.number == round_no).tables if x.table == table_no)
+    if tuple(sums) == tuple(recorded.sums) and recorded.points is None:
+        raise ServiceError(_("These are the recorded sums: there is nothing to correct."), field="sum0")
+    nxt = next((x for x in t.rounds if x.number == round_no + 1), None)
+    next_draw = _stored_draw(nxt) if nxt is not None and nxt.status in ("draft", "published") else None
+    clubs = {p.start_no: rules_player(p).club_key for p in t.players}
+    try:
+        c = correct_published_sheet(rs, round_no, recorded, sums, kind, next_draw, clubs)
+    except CorrectionError as e:
+        raise ServiceError(str(e)) from e
+
+    seat_changes, adv_changes, warnings = [], [], []
+    if c.swapped_draw is not None and next_draw is not None:
+        for old, new in zip(next_draw.tables, c.swapped_draw.tables):
+            if old.players != new.players:
+                seat_changes.append({"table": old.table, "before": list(old.players), "after": list(new.players),
+                                     "same_club": "same-club" in new.flags and "same-club" not in old.flags})
+        if next_draw.advancing is not None:
+            before, after = set(next_draw.advancing), set(c.swapped_draw.advancing or ())
+            adv_changes = [(s, "gains") for s in sorted(after - before)] + \
+                          [(s, "loses") for s in sorted(before - after)]
+        busy = [x["table"] for x in seat_changes
+                if any(tb.sheets for tb in nxt.tables if tb.number == x["table"])]
+        if busy:
+            raise ServiceError(_("Round %(n)d already has sheets at tables %(tables)s: the draw can no longer "
+                                 "be changed by this correction.", n=nxt.number,
+                                 tables=", ".join(str(b) for b in busy)))
+    elif nxt is not None and nxt.status == "closed":
+        warnings.append(_("Round %(n)d is already played: its draw was made from the recorded values.",
+                          n=nxt.number))
+    pub = publication(r)
+    if pub is not None and not pub.get("open"):
+        warnings.append(_("The 10 minutes for reporting a discrepancy after the standings of round %(n)d "
+                          "were published have passed (SEM-C9).", n=round_no))
+    players = {p.start_no: p for p in t.players}
+    return CorrectionPreview(r, tab, c, nxt, seat_changes, adv_changes, warnings, players)
+
+
+def apply_correction(t: Tournament, round_no, table_no, values, kind: str, asked_by: str, approved_by: str,
+                     actor: str, version) -> CorrectionRow:
+    """SEM-C10 on the delegate's instruction: a new accepted sheet version
+    (source "correction"), the swapped seats of a published cut-round draw,
+    the `corrections[]` record and an audit entry."""
+    check_version(t, version)
+    asked_by, approved_by = (asked_by or "").strip(), (approved_by or "").strip()
+    if not asked_by:
+        raise ServiceError(_("Say who asked for the correction."), field="asked_by")
+    if not approved_by:
+        raise ServiceError(_("Say which delegate approved the correction."), field="approved_by")
+    pv = preview_correction(t, round_no, table_no, values, kind)
+    c, tab = pv.correction, pv.table
+    old = tab.sheet
+    old.status = "superseded"
+    sheet = Sheet(table=tab, version=old.version + 1, status="accepted",
+                  sums=[f"{s:.2f}" for s in c.table.sums],
+                  points=round_service.points_json(c.table.points), disqualified=[], early=False,
+                  source="correction", note=_("SEM-C10 correction (%(kind)s)", kind=kind), created_by=actor)
+    db.session.add(sheet)
+    swapped = []
+    if pv.seat_changes or pv.advancing_changes:
+        nxt = pv.next_round
+        by_no = {x.table: x for x in c.swapped_draw.tables}
+        for ntab in nxt.tables:
+            new = by_no[ntab.number]
+            if list(ntab.players) != list(new.players):
+                swapped.append({"table": ntab.number, "before": list(ntab.players), "after": list(new.players)})
+                ntab.players = list(new.players)
+                ntab.flags = list(new.flags)
+        if c.swapped_draw.advancing is not None:
+            nxt.advancing = list(c.swapped_draw.advancing)
+            nxt.eliminated = list(c.swapped_draw.eliminated or ())
+    record = audit_entry(c, asked_by, approved_by, utcnow().isoformat(timespec="seconds") + "Z")
+    row = CorrectionRow(tournament=t, record=record, created_by=actor)
+    db.session.add(row)
+    bump(t)
+    db.session.flush()
+    audit("sheet.correction", actor, {**record, "sheet_version": sheet.version, "old_sums": old.sums,
+                                      "new_sums": sheet.sums, "draw_swapped": swapped}, t.id)
+    return row

@@ -1,0 +1,140 @@
+"""The tournament file (EXCHANGE.md) into and out of the database, and the results as CSV."""
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date
+from decimal import Decimal
+from pathlib import PurePath
+
+from flask_babel import gettext as _
+
+from ..extensions import db
+from ..models import Correction, Event, Player, Round, RoundTable, Sheet, Tournament, utcnow
+from ..rules import exchange
+from ..rules.report import is_final, standings_report
+from ..rules.ruleset import get_ruleset
+from .common import ServiceError, audit
+from .engine import rules_tournament
+from .players import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING
+from .rounds import points_json
+
+
+def _check_fits(t, source: str) -> None:
+    """What the file format allows but the database cannot store: refused, never cut short."""
+    def fail(detail):
+        raise ServiceError(f"{source}: {detail}", field="file")
+
+    if len(t.name) > 200:
+        fail("the name is longer than 200 characters")
+    for p in t.players:
+        where = f"start number {p.start_no}"
+        if len(p.name) > MAX_NAME:
+            fail(f"{where}: the name is longer than {MAX_NAME} characters")
+        if p.club and len(p.club) > MAX_CLUB:
+            fail(f"{where}: the club is longer than {MAX_CLUB} characters")
+        if p.id and len(p.id) > MAX_ID:
+            fail(f"{where}: the id is longer than {MAX_ID} characters")
+        if p.rating is not None and (abs(p.rating) > MAX_RATING or p.rating != p.rating.quantize(Decimal("0.01"))):
+            fail(f"{where}: the rating {p.rating} does not fit (at most 2 decimals)")
+
+
+def import_tournament(data_text: str | bytes, source_name: str, actor: str) -> Tournament:
+    """A whole tournament from a tournament file: players, and the rounds with their
+    sheets (closed), events and corrections when the file has results.
+
+    The file's own error message (ExchangeError) is passed on as it is."""
+    try:
+        rt = exchange.loads(data_text, source_name)
+    except exchange.ExchangeError as e:
+        raise ServiceError(str(e), field="file") from e
+    _check_fits(rt, source_name)
+    venue = rt.extra.get("venue")
+    name = rt.name.strip() or PurePath(source_name).stem or _("Imported tournament")
+    t = Tournament(name=name[:200], ruleset=rt.ruleset, date=date.fromisoformat(rt.date) if rt.date else None,
+                   venue=venue[:200] if isinstance(venue, str) else "")
+    for p in rt.players:
+        t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club, status=p.status,
+                                rating=p.rating, nominated=p.nominated, present=p.present,
+                                substitute_for=p.substitute_for, from_round=p.from_round))
+    now = utcnow()
+    rs = get_ruleset(rt.ruleset)
+    for r in rt.rounds:
+        row = Round(number=r.number, status="closed", drawn_at=now, published_at=now, closed_at=now,
+                    standings_published_at=now)
+        if rs.round_kind(r.number) == "cut":
+            row.advancing, row.eliminated = _cut(rt, r.number, rs)
+        for tr in r.tables:
+            tab = RoundTable(number=tr.table, players=list(tr.players), flags=[])
+            tab.sheets.append(Sheet(version=1, status="accepted", sums=[exchange.money_text(s) for s in tr.sums],
+                                    points=points_json(tr.points), disqualified=list(tr.disqualified),
+                                    early=tr.early, source="import", created_by=actor))
+            row.tables.append(tab)
+        t.rounds.append(row)
+    for e in rt.events:
+        t.events.append(Event(type=e.type, start_no=e.start_no, after_round=e.after_round, colour=e.colour,
+                              round=e.round, referees=list(e.referees), created_by=actor))
+    for c in exchange.to_dict(rt).get("corrections", []):
+        t.corrections.append(Correction(record=c, created_by=actor))
+    if rt.rounds:
+        t.status = "finished" if is_final(rt, rs=rs) else "running"
+        # round 1 was played: its nominations are history, published with it (SEM-B3b)
+        t.nominations_published_at = now
+    db.session.add(t)
+    db.session.flush()
+    audit("tournament.import", actor, {"source": PurePath(source_name).name, "players": len(rt.players),
+                                       "rounds": len(rt.rounds)}, t.id)
+    return t
+
+
+def _cut(rt, n: int, rs) -> tuple[list | None, list | None]:
+    """Who advanced into cut round n, as the draw would say (kept for the round pages)."""
+    from dataclasses import replace
+
+    from ..rules.seating import DrawError, draw
+
+    try:
+        d = draw(replace(rt, rounds=rt.rounds_upto(n - 1)), n, rs)
+    except DrawError:
+        return None, None
+    return (list(d.advancing) if d.advancing is not None else None,
+            list(d.eliminated) if d.eliminated is not None else None)
+
+
+def export_tournament(t: Tournament) -> str:
+    """The tournament file: players, every round with all its sheets in, events, corrections."""
+    rt = rules_tournament(t)
+    if t.venue:
+        rt.extra["venue"] = t.venue
+    return exchange.dump(rt)
+
+
+def export_results_csv(t: Tournament) -> str:
+    """The published standings (closed rounds) for a spreadsheet: `;`-separated with
+    decimal commas, as Slovak and Czech spreadsheets open it."""
+    rt = rules_tournament(t, closed_only=True)
+    report = standings_report(rt)
+    k = report["after_round"]
+    # by round, not in the order played: a substitute's first sum belongs to their first round
+    sums = {(r.number, s): m for r in rt.rounds for tr in r.tables for s, m in zip(tr.players, tr.sums)}
+    final = report["final"]
+
+    def num(value) -> str:
+        return str(value).replace(".", ",")
+
+    out = io.StringIO()
+    w = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    header = [_("Place"), _("Start number"), _("Name"), _("Club"), _("Points"), _("Money")]
+    header += [_("Round %(n)d", n=r) for r in range(1, k + 1)]
+    if final:
+        header += [_("Placement points"), _("Bonus points"), _("Tournament points")]
+    w.writerow(header)
+    for row in report["standings"]:
+        played = [sums.get((r, row["start_no"])) for r in range(1, k + 1)]
+        line = [row["place"], row["start_no"], row["name"], row["club"] or "", num(row["points"]),
+                num(row["money"])] + ["" if m is None else num(exchange.money_text(m)) for m in played]
+        if final:
+            tp = row["tournament_points"]
+            line += [tp["placement"], tp["bonus"], tp["total"]]
+        w.writerow(line)
+    return out.getvalue()

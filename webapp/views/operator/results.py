@@ -1,0 +1,385 @@
+"""Results at the operator's desk: paper-sheet entry, standings, discipline and
+corrections after publication."""
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, request, url_for
+from flask_babel import format_time, gettext as _, lazy_gettext as _l
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, HiddenField, IntegerField, SelectField, StringField
+from wtforms.validators import Optional
+
+from ...extensions import db, htmx
+from ...rules.corrections import KINDS
+from ...rules.ruleset import get_ruleset
+from ...services import discipline as dsvc, results as svc, rounds as round_service
+from ...services.common import ServiceError
+from ..auth import operator_required, role_required
+from . import bp
+
+KIND_LABELS = {
+    "operator-error": _l("operator error (free of charge, SEM-C10a)"),
+    "no-fee": _l("no fee: only the advantaged players get their real values (SEM-C10b)"),
+    "fee": _l("20 € fee paid: real values for everyone (SEM-C10c)"),
+}
+
+
+def _actor() -> str:
+    return current_user.label
+
+
+def hhmm(dt) -> str:
+    return format_time(dt, "HH:mm") if dt else ""
+
+
+# --------------------------------------------------------------------------- the results desk
+
+
+def _desk_sums(form) -> list[str]:
+    return [form.get(f"sum{i}", "") for i in range(3)]
+
+
+def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_field=None, saved=False, focus=False):
+    return dict(t=t, r=r, tab=tab, editing=editing, preview=preview, error=error, error_field=error_field,
+                saved=saved, focus=focus, players={p.start_no: p for p in t.players}, rs=get_ruleset(t.ruleset),
+                dq=svc.table_dq(tab), case=svc.dq_case(tab, svc.table_dq(tab)[0]),
+                outcome=svc.sheet_outcome(t, tab),
+                form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number))
+
+
+def _desk_page(t, r, *, status=200, error=None, table_errors=None, editing=None):
+    done, total = round_service.tables_in(r)
+    missing_only = request.args.get("missing") == "1"
+    table_errors = table_errors or {}
+    rows = []
+    for tab in r.tables:
+        if missing_only and tab.sheet is not None and tab.number not in table_errors:
+            continue
+        ctx = _table_ctx(t, r, tab, editing=(editing == tab.number) or tab.number in table_errors,
+                         **table_errors.get(tab.number, {}))
+        rows.append(ctx)
+    first_missing = next((tab.number for tab in r.tables if tab.sheet is None), None)
+    return render_template(
+        "operator/results/desk.html", t=t, r=r, rows=rows, done=done, total=total, missing_only=missing_only,
+        error=error, first_missing=first_missing, rs=get_ruleset(t.ruleset)), status
+
+
+@bp.get("/t/<int:tid>/round/<int:n>/results")
+@operator_required
+def results_desk(tid: int, n: int):
+    t = svc.load_tournament(tid)
+    r = svc.get_round(t, n)
+    return _desk_page(t, r, editing=request.args.get("edit", type=int))
+
+
+@bp.get("/t/<int:tid>/round/<int:n>/results/<int:table>")
+@operator_required
+def desk_table(tid: int, n: int, table: int):
+    """One table of the desk (the fragment htmx swaps in); `edit=1` opens a sheet that is in."""
+    t = svc.load_tournament(tid)
+    r = svc.get_round(t, n)
+    tab = svc.get_table(r, table)
+    editing = request.args.get("edit") == "1" and r.status == "published"
+    if not htmx:
+        return redirect(url_for(".results_desk", tid=tid, n=n, edit=table if editing else None,
+                                _anchor=f"table-{table}"))
+    return render_template("operator/results/_desk_table.html", **_table_ctx(t, r, tab, editing=editing, focus=editing))
+
+
+@bp.get("/t/<int:tid>/round/<int:n>/results/<int:table>/preview")
+@operator_required
+def desk_preview(tid: int, n: int, table: int):
+    """The running total and points while the operator types (htmx, on input)."""
+    t = svc.load_tournament(tid)
+    r = svc.get_round(t, n)
+    tab = svc.get_table(r, table)
+    preview = svc.preview_sheet(t, tab, _desk_sums(request.args), early=request.args.get("early") == "1")
+    return render_template("operator/results/_desk_preview.html", **_table_ctx(t, r, tab, editing=True,
+                                                                              preview=preview))
+
+
+@bp.post("/t/<int:tid>/round/<int:n>/results/<int:table>")
+@operator_required
+def desk_save(tid: int, n: int, table: int):
+    t = svc.load_tournament(tid)
+    r = svc.get_round(t, n)
+    tab = svc.get_table(r, table)
+    f = request.form
+    try:
+        sheet = svc.record_desk_sheet(
+            t, tab, _desk_sums(f), _actor(), sheet_version=f.get("sheet_version"),
+            correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1")
+    except ServiceError as e:
+        db.session.rollback()
+        t = svc.load_tournament(tid)
+        r = svc.get_round(t, n)
+        tab = svc.get_table(r, table)
+        preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1")
+        errors = dict(error=str(e), error_field=e.field, preview=preview)
+        if htmx:
+            return render_template("operator/results/_desk_table.html",
+                                   **_table_ctx(t, r, tab, editing=True, focus=True, **errors)), 422
+        return _desk_page(t, r, status=422, table_errors={table: errors})
+    db.session.commit()
+    if htmx:
+        done, total = round_service.tables_in(r)
+        return render_template("operator/results/_desk_saved.html", done=done, total=total,
+                               missing_only=request.args.get("missing") == "1",
+                               **_table_ctx(t, r, tab, saved=True))
+    flash(_("Table %(t)d saved (version %(v)d).", t=tab.number, v=sheet.version), "success")
+    nxt = next((x.number for x in r.tables if x.sheet is None and x.number > tab.number),
+               next((x.number for x in r.tables if x.sheet is None), None))
+    return redirect(url_for(".results_desk", tid=tid, n=n, missing=request.args.get("missing"),
+                            _anchor=f"table-{nxt}" if nxt else "progress"))
+
+
+@bp.post("/t/<int:tid>/round/<int:n>/close")
+@operator_required
+def desk_close(tid: int, n: int):
+    t = svc.load_tournament(tid)
+    r = svc.get_round(t, n)
+    try:
+        round_service.close_round(t, r, _actor(), request.form.get("version"))
+    except ServiceError as e:
+        db.session.rollback()
+        t = svc.load_tournament(tid)
+        return _desk_page(t, svc.get_round(t, n), status=422, error=str(e))
+    db.session.commit()
+    flash(_("Round %(n)d is closed and its standings are published.", n=n), "success")
+    return redirect(url_for(".standings", tid=tid, after=n))
+
+
+# --------------------------------------------------------------------------- standings
+
+
+@bp.get("/t/<int:tid>/standings")
+@operator_required
+def standings(tid: int):
+    t = svc.load_tournament(tid)
+    after = request.args.get("after", type=int)
+    try:
+        page = svc.standings_page(t, after)
+    except ServiceError as e:
+        return render_template("operator/results/standings.html", t=t, page=None, error=str(e),
+                               hhmm=hhmm), 404 if after else 200
+    return render_template("operator/results/standings.html", t=t, page=page, error=None, hhmm=hhmm)
+
+
+# --------------------------------------------------------------------------- discipline
+
+
+class VersionForm(FlaskForm):
+    version = HiddenField()
+
+
+class DisqualifyForm(VersionForm):
+    start_no = IntegerField(_l("Start number"), validators=[Optional()])
+    round = SelectField(_l("Round"), coerce=str)
+    early = BooleanField(_l("During the first three games (annulled: 4 + 4, SEM-D1c)"))
+    reason = StringField(_l("Reason"))
+
+
+class CardForm(VersionForm):
+    start_no = IntegerField(_l("Start number"), validators=[Optional()])
+    colour = SelectField(_l("Card"))
+    round = SelectField(_l("Round"), coerce=str)
+    referee1 = StringField(_l("Referee"))
+    referee2 = StringField(_l("Second referee (required for a red card)"))
+    reason = StringField(_l("Reason"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.colour.choices = [("yellow", _("yellow card")), ("red", _("red card"))]
+
+
+class WithdrawForm(VersionForm):
+    start_no = IntegerField(_l("Start number"), validators=[Optional()])
+    after_round = IntegerField(_l("Withdraws after round"), validators=[Optional()])
+    reason = StringField(_l("Reason"))
+
+
+class SubstituteForm(VersionForm):
+    name = StringField(_l("Name of the substitute"))
+    club = StringField(_l("Club"))
+    substitute_for = IntegerField(_l("Replaces start number"), validators=[Optional()])
+    from_round = IntegerField(_l("From round (empty: when the replaced player leaves)"), validators=[Optional()])
+
+
+DISCIPLINE_FORMS = {"disqualify": DisqualifyForm, "card": CardForm, "withdraw": WithdrawForm,
+                    "substitute": SubstituteForm}
+
+
+def _discipline_page(t, forms=None, status=200, error=None):
+    forms = dict(forms or {})
+    round_choices = [(str(r.number), _("Round %(n)d", n=r.number)) for r in t.rounds if r.status != "draft"]
+    open_round = next((r for r in reversed(t.rounds) if r.status == "published"), None)
+    for name, cls in DISCIPLINE_FORMS.items():
+        if name not in forms:
+            forms[name] = cls(formdata=None)
+            if hasattr(forms[name], "round") and open_round is not None:
+                forms[name].round.data = str(open_round.number)
+            if name == "withdraw" and t.rounds:
+                last_done = max((r.number for r in t.rounds if r.status == "closed"), default=0)
+                forms[name].after_round.data = last_done
+        forms[name].version.data = t.version
+        if hasattr(forms[name], "round"):
+            forms[name].round.choices = round_choices
+    return render_template("operator/results/discipline.html", t=t, forms=forms, info=dsvc.discipline_page(t),
+                           error=error), status
+
+
+@bp.get("/t/<int:tid>/discipline")
+@role_required("operator", "referee")
+def discipline(tid: int):
+    return _discipline_page(svc.load_tournament(tid))
+
+
+@bp.post("/t/<int:tid>/discipline/<action>")
+@role_required("operator", "referee")
+def discipline_action(tid: int, action: str):
+    if action not in DISCIPLINE_FORMS:
+        return redirect(url_for(".discipline", tid=tid))
+    t = svc.load_tournament(tid)
+    form = DISCIPLINE_FORMS[action]()
+    rounds_choices = [(str(r.number), str(r.number)) for r in t.rounds]
+    if hasattr(form, "round"):
+        form.round.choices = rounds_choices
+    f = request.form
+    try:
+        if action == "disqualify":
+            res = dsvc.disqualify(t, f.get("round"), f.get("start_no"), _actor(), f.get("version"),
+                                  early=bool(form.early.data), reason=f.get("reason", ""))
+            msg = (_("Disqualification recorded at table %(t)d (SEM-%(rule)s): a new sheet version.",
+                     t=res["table"], rule=res["case"]) if res["sheet_in"] else
+                   _("Disqualification noted at table %(t)d (SEM-%(rule)s): enter the table's sheet at the "
+                     "results desk.", t=res["table"], rule=res["case"]))
+        elif action == "card":
+            res = dsvc.add_card(t, f.get("start_no"), f.get("colour"), f.get("round"),
+                                [f.get("referee1"), f.get("referee2")], _actor(), f.get("version"),
+                                reason=f.get("reason", ""))
+            msg = _("Card recorded.")
+            if res["second_yellow"]:
+                msg = _("Second yellow card in this tournament: it counts as a red card (disqualification).")
+            elif res["disqualified"]:
+                msg = _("Red card recorded: the player is disqualified (not ranked, not seated again).")
+            if res.get("case"):
+                msg += " " + _("Table %(t)d marked (SEM-%(rule)s).", t=res["table"], rule=res["case"])
+        elif action == "withdraw":
+            dsvc.withdraw(t, f.get("start_no"), f.get("after_round"), _actor(), f.get("version"),
+                          reason=f.get("reason", ""))
+            msg = _("Withdrawal recorded: the player keeps the rounds played (SEM-D4).")
+        else:
+            p = dsvc.add_substitute(t, f.get("name"), f.get("club"), f.get("substitute_for"),
+                                    f.get("from_round"), _actor(), f.get("version"))
+            msg = _("Substitute added with start number %(s)d.", s=p.start_no)
+    except ServiceError as e:
+        db.session.rollback()
+        t = svc.load_tournament(tid)
+        field = getattr(form, e.field, None) if e.field else None
+        if field is not None and e.field != "version":
+            field.errors = list(field.errors or []) + [str(e)]
+            return _discipline_page(t, {action: form}, status=422)
+        return _discipline_page(t, {action: form}, status=422, error=str(e))
+    db.session.commit()
+    flash(msg, "success")
+    return redirect(url_for(".discipline", tid=tid))
+
+
+# --------------------------------------------------------------------------- corrections (SEM-C10)
+
+
+class CorrectionForm(VersionForm):
+    round = SelectField(_l("Round"), coerce=str)
+    table = IntegerField(_l("Table"), validators=[Optional()])
+    sum0 = StringField(_l("Real sum, position 1"))
+    sum1 = StringField(_l("Real sum, position 2"))
+    sum2 = StringField(_l("Real sum, position 3"))
+    kind = SelectField(_l("Kind of correction"))
+    asked_by = StringField(_l("Asked by (player)"))
+    approved_by = StringField(_l("Approved by (delegate)"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kind.choices = [(k, str(KIND_LABELS[k])) for k in KINDS]
+
+
+def _correction_form(t, formdata=None):
+    form = CorrectionForm(formdata=formdata)
+    form.round.choices = [(str(r.number), _("Round %(n)d", n=r.number)) for r in t.rounds if r.status == "closed"]
+    return form
+
+
+def _corrections_page(t, form, *, preview=None, status=200, error=None, table=None, fragment=False):
+    form.version.data = t.version
+    rnd = _closed_round(t, form.round.data)
+    if table is None and rnd is not None and form.table.data:
+        table = next((x for x in rnd.tables if x.number == form.table.data), None)
+    ctx = dict(t=t, form=form, preview=preview, error=error, table=table, rnd=rnd,
+               players={p.start_no: p for p in t.players}, kinds=KIND_LABELS,
+               corrections=list(reversed(t.corrections)))
+    if fragment:
+        return render_template("operator/results/_correction_preview.html", **ctx), status
+    return render_template("operator/results/corrections.html", **ctx), status
+
+
+@bp.get("/t/<int:tid>/corrections")
+@operator_required
+def corrections(tid: int):
+    """Choose a closed round and a table (GET), then enter the real sums."""
+    t = svc.load_tournament(tid)
+    form = _correction_form(t, request.args if request.args.get("round") else None)
+    if not request.args.get("round"):
+        last = svc.last_closed(t)
+        form.round.data = str(last) if last else None
+    r = _closed_round(t, form.round.data)
+    tab = next((x for x in r.tables if x.number == form.table.data), None) if r and form.table.data else None
+    if tab is not None and not request.args.get("sum0"):
+        # start from the recorded sums: the operator changes only what was wrong
+        for i, s in enumerate(tab.sheet.sums):
+            getattr(form, f"sum{i}").data = s
+    return _corrections_page(t, form)
+
+
+def _closed_round(t, number):
+    return next((x for x in t.rounds if str(x.number) == str(number) and x.status == "closed"), None)
+
+
+@bp.post("/t/<int:tid>/corrections/preview")
+@operator_required
+def correction_preview(tid: int):
+    t = svc.load_tournament(tid)
+    form = _correction_form(t, request.form)
+    f = request.form
+    try:
+        preview = svc.preview_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"))
+    except ServiceError as e:
+        return _field_error(t, form, e, fragment=bool(htmx))
+    return _corrections_page(t, form, preview=preview, fragment=bool(htmx))
+
+
+@bp.post("/t/<int:tid>/corrections")
+@operator_required
+def correction_confirm(tid: int):
+    t = svc.load_tournament(tid)
+    form = _correction_form(t, request.form)
+    f = request.form
+    try:
+        row = svc.apply_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"),
+                                   f.get("asked_by"), f.get("approved_by"), _actor(), f.get("version"))
+    except ServiceError as e:
+        db.session.rollback()
+        t = svc.load_tournament(tid)
+        form = _correction_form(t, request.form)
+        return _field_error(t, form, e)
+    db.session.commit()
+    rec = row.record
+    flash(_("Round %(r)d, table %(t)d corrected (SEM-C10).", r=rec["round"], t=rec["table"]), "success")
+    return redirect(url_for(".corrections", tid=tid))
+
+
+def _field_error(t, form, e: ServiceError, fragment=False):
+    field = getattr(form, e.field, None) if e.field and e.field not in ("version", "total") else None
+    if field is not None:
+        field.errors = list(field.errors or []) + [str(e)]
+        return _corrections_page(t, form, status=422, fragment=fragment)
+    return _corrections_page(t, form, status=422, error=str(e), fragment=fragment)
