@@ -12,7 +12,9 @@ from wtforms.validators import DataRequired, Length, Optional
 from ...extensions import db
 from ...models import Tournament
 from ...rules.ruleset import REGISTRY, get_ruleset
+from ...services import rounds
 from ...services.common import audit, get_tournament
+from ...services.players import checkin_summary
 from ..auth import operator_required
 from . import bp
 
@@ -56,5 +58,10 @@ def create_tournament():
 @bp.get("/t/<int:tid>")
 @operator_required
 def tournament(tid: int):
+    """The tournament's hub: what has been done, what to do next, links to every desk."""
     t = get_tournament(tid)
-    return render_template("operator/tournament.html", t=t, rs=get_ruleset(t.ruleset))
+    cur = rounds.current_round(t)
+    progress = rounds.tables_in(cur) if cur is not None else (0, 0)
+    rs = get_ruleset(t.ruleset)
+    return render_template("operator/tournament.html", t=t, rs=rs, cur=cur, progress=progress,
+                           checkin=checkin_summary(t), next_n=rounds.next_round_number(t))
