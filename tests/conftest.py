@@ -74,3 +74,59 @@ def db(app):
 
     with app.app_context():
         yield _db
+
+
+# --------------------------------------------------------------------------- real browser
+
+CHROMIUM = "/usr/bin/chromium"
+# Debian's chromium, never a Playwright download (none can be fetched here)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class LiveServer:
+    def __init__(self, url: str, app):
+        self.url = url
+        self.app = app
+
+    def __iter__(self):  # base_url, app = live_server
+        return iter((self.url, self.app))
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """The app on a real port (threaded, like the venue server), with real CSRF."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from webapp import create_app
+    from webapp.extensions import db as _db
+
+    app = create_app({
+        "SECRET_KEY": "live-test-secret",
+        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'live.db'}",
+        "WTF_CSRF_ENABLED": True,
+    })
+    with app.app_context():
+        _db.create_all()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
+    server.shutdown()
+    thread.join(timeout=10)
+    server.server_close()
+    with app.app_context():
+        _db.session.remove()
+        _db.engine.dispose()

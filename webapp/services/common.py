@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from flask import abort
 from flask_babel import gettext as _
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
 from ..models import AuditEntry, Tournament, utcnow
@@ -40,7 +41,19 @@ def check_version(t: Tournament, version) -> None:
 
 
 def bump(t: Tournament) -> None:
-    t.version += 1
+    """Count a change of the tournament. The UPDATE only matches the version this
+    request read: a concurrent change committed meanwhile (another operator's
+    tab, a phone) makes it match nothing, and this request is refused instead
+    of silently writing over the other one (on PostgreSQL the row lock makes
+    the second writer wait and then see the new version)."""
+    seen = t.version
+    result = db.session.execute(
+        update(Tournament).where(Tournament.id == t.id, Tournament.version == seen)
+        .values(version=seen + 1).execution_options(synchronize_session=False))
+    if result.rowcount != 1:
+        raise StaleError(_("Someone changed this tournament at the same moment. "
+                           "Nothing was saved: reload and check before trying again."))
+    set_committed_value(t, "version", seen + 1)
 
 
 def audit(action: str, actor: str, payload: dict, tournament_id: int | None = None) -> AuditEntry:
