@@ -30,6 +30,7 @@ pytestmark = pytest.mark.browser
 SEED = 7
 N_PLAYERS = 27
 NOTE = "posledná hra: betl, platil 2,40"
+NEGATIVE = (Decimal("18.40"), Decimal("12.90"), Decimal("-1.30"))
 
 
 def players_csv(players) -> bytes:
@@ -202,6 +203,8 @@ def test_operator_runs_a_sem_tournament_in_the_browser(browser, live_server):
         results = []
         for i, (number, seats) in enumerate(tables):
             sums = table_sums(rng, 3, rs.expected_total(3))
+            if n == 2 and i == 0:
+                sums = NEGATIVE  # typed, Enter: the desk asks for the last game's note (SEM-C8)
             if n == 1 and i == len(tables) - 1:
                 sums = check_wrong_total(op, app, number, sums)
             else:
@@ -218,7 +221,6 @@ def test_operator_runs_a_sem_tournament_in_the_browser(browser, live_server):
         op.hub()
         n += 1
 
-    print("ROUNDS", [(r.number, len(r.tables)) for r in played])
     # the cut ends the tournament after round 6 at the latest
     assert 4 <= len(played) <= rs.rounds
     with app.app_context():

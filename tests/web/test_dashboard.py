@@ -7,7 +7,7 @@ def test_hub_before_and_during_rounds(app, client):
     login(client)
     tid = make_tournament(app, 28)
     page = client.get(f"/operator/t/{tid}?lang=en").get_data(as_text=True)
-    assert "28 players cannot be seated at tables of 3: add 2 or withdraw 1" in page
+    assert "28 players cannot be seated at tables of 3: add 2 players or withdraw 1" in page
     for href in ("/checkin", "/players", "/nominations", "/standings", "/export.json"):
         assert href in page
     tid = make_tournament(app, 9, name="Nine")

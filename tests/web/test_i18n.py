@@ -30,3 +30,32 @@ def test_language_switch_is_remembered(client):
 
 def test_slovak_is_the_default(client):
     assert '<html lang="sk">' in client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+
+
+def test_catalogs_cover_every_string(tmp_path):
+    """Slovak (the default) and Czech translate every string the code and templates use,
+    with the same placeholders."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from babel.messages.pofile import read_po
+
+    root = Path(__file__).resolve().parents[2]
+    pot = tmp_path / "messages.pot"
+    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg",
+                    "-k", "_l", "-k", "lazy_gettext", "-o", str(pot), "."], cwd=root, check=True, capture_output=True)
+    wanted = {m.id for m in read_po(pot.open("rb")) if m.id}
+    placeholder = re.compile(r"%\(\w+\)[sd]")
+    for lang in ("sk", "cs"):
+        catalog = read_po((root / f"webapp/translations/{lang}/LC_MESSAGES/messages.po").open("rb"))
+        have = {m.id: m.string for m in catalog if m.id}
+        assert wanted - set(have) == set(), lang
+        for mid in wanted:
+            ids = mid if isinstance(mid, tuple) else (mid,)
+            strings = have[mid] if isinstance(have[mid], tuple) else (have[mid],)
+            assert all(strings), (lang, mid)
+            expected = set(placeholder.findall(ids[-1]))
+            for s in strings:
+                assert set(placeholder.findall(s)) <= expected | set(placeholder.findall(ids[0])), (lang, mid, s)

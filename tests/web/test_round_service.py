@@ -2,6 +2,7 @@
 from decimal import Decimal as D
 
 import pytest
+from flask_babel import force_locale
 
 from tests.helpers import make_tournament, play_round
 from webapp.extensions import db
@@ -14,7 +15,7 @@ def test_full_tournament_through_services_matches_engine(app):
     tid = make_tournament(app, 27)
     for k in range(1, 7):
         play_round(app, tid, seed=k)
-    with app.app_context():
+    with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
         assert t.status == "finished"
         assert [r.status for r in t.rounds] == ["closed"] * len(t.rounds)
@@ -27,7 +28,7 @@ def test_full_tournament_through_services_matches_engine(app):
 
 def test_draw_refuses_field_not_divisible_by_3(app):
     tid = make_tournament(app, 28)
-    with app.app_context():
+    with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
         with pytest.raises(ServiceError, match="add 2 players or withdraw 1"):
             rounds.draw_round(t, "test")
@@ -35,7 +36,7 @@ def test_draw_refuses_field_not_divisible_by_3(app):
 
 def test_sem_c5_wrong_total_refused_unless_corrected(app):
     tid = make_tournament(app, 9)
-    with app.app_context():
+    with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
         rounds.publish_round(t, r, "test", t.version)
@@ -52,7 +53,7 @@ def test_sem_c5_wrong_total_refused_unless_corrected(app):
 
 def test_stale_version_refused(app):
     tid = make_tournament(app, 9)
-    with app.app_context():
+    with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
         old = t.version - 1
@@ -63,9 +64,20 @@ def test_stale_version_refused(app):
 def test_close_needs_all_sheets(app):
     tid = make_tournament(app, 9)
     play_round(app, tid, close=False)
-    with app.app_context():
+    with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
         r = t.rounds[0]
         r.tables[0].sheets[0].status = "superseded"
         with pytest.raises(ServiceError, match="missing from tables 1"):
             rounds.close_round(t, r, "test", t.version)
+
+
+def test_sem_c11_impossible_sum_refused_with_position(app):
+    tid = make_tournament(app, 9)
+    with app.app_context(), force_locale("en"):
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        with pytest.raises(ServiceError, match="position 2 is impossible") as e:
+            rounds.record_sheet(t, r.tables[0], [D("45.00"), D("-12.00"), D("-3.00")], "test")
+        assert e.value.field == "sum1"

@@ -417,7 +417,7 @@ def test_print_sheets_of_a_draft_are_refused(app, op):
 # --- table tokens ---------------------------------------------------------------------------
 
 def test_token_round_trip_and_refusals(app):
-    with app.test_request_context():
+    with app.test_request_context("/?lang=en"):
         token = table_token(7, 2, 13)
         assert read_table_token(token) == (7, 2, 13)
         assert read_table_token(token, tournament_id=7) == (7, 2, 13)

@@ -143,7 +143,7 @@ def withdraw(t: Tournament, start_no, after_round, actor: str, version, reason: 
         raise ServiceError(_("Say after which round the player withdraws."), field="after_round") from None
     last = t.rounds[-1].number if t.rounds else 0
     if not 0 <= k <= last:
-        raise ServiceError(_("After round %(k)d? The tournament has rounds 0 to %(last)d so far.", k=k, last=last),
+        raise ServiceError(_("After round %(k)d? Give 0 for a withdrawal before round 1, or a round up to %(last)d.", k=k, last=last),
                            field="after_round")
     for r in t.rounds:
         if r.number > k and round_service.seat_of(r, p.start_no) is not None:

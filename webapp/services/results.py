@@ -584,7 +584,7 @@ def apply_correction(t: Tournament, round_no, table_no, values, kind: str, asked
     sheet = Sheet(table=tab, version=old.version + 1, status="accepted",
                   sums=[f"{s:.2f}" for s in c.table.sums],
                   points=round_service.points_json(c.table.points), disqualified=[], early=False,
-                  source="correction", note=_("SEM-C10 correction (%(kind)s)", kind=kind), created_by=actor)
+                  source="correction", note=f"SEM-C10 {kind}", created_by=actor)
     db.session.add(sheet)
     swapped = []
     if pv.seat_changes or pv.advancing_changes:

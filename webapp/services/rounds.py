@@ -225,7 +225,10 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
             entered = [f"{s:.2f}" for s in sums]
             sums = list(administrative_correction(rs, sums))
         elif blocking:
-            raise ServiceError(_("Table %(t)d: %(msg)s", t=tab.number, msg=blocking[0].message))
+            h = blocking[0]
+            raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
+                                 "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
+                                 p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
     if current is not None:
         current.status = "superseded"
     sheet = Sheet(table=tab, version=(current.version + 1) if current else 1, status="accepted",

@@ -20,7 +20,7 @@ from . import bp
 
 
 class TournamentForm(FlaskForm):
-    name = StringField(_l("Name"), validators=[DataRequired(), Length(max=200)])
+    name = StringField(_l("Tournament name"), validators=[DataRequired(), Length(max=200)])
     date = DateField(_l("Date"), validators=[Optional()])
     venue = StringField(_l("Venue"), validators=[Length(max=200)])
     ruleset = SelectField(_l("Rule set"), default="sem")
