@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from flask import abort, render_template, request
-from flask_babel import format_time
+from flask_babel import format_time, get_locale
+from markupsafe import Markup
 
 from ...extensions import htmx
 from ...services import results as svc
-from ...services.common import ServiceError
+from ...services.common import ServiceError, get_tournament
+from ..render_cache import VersionedCache
 from . import bp
 
 
@@ -14,22 +16,45 @@ def hhmm(dt) -> str:
     return format_time(dt, "HH:mm") if dt else ""
 
 
+STANDINGS = VersionedCache(32)
+
+
+def _standings(tid: int, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
+    """(latest public round, page, rendered table), computed once per tournament version."""
+    t = get_tournament(tid)
+    key = (tid, t.version, after, str(get_locale()))
+    hit = STANDINGS.get(key)
+    if hit is None:
+        t = svc.load_tournament(tid)
+        latest = svc.public_standings_round(t)
+        page = table = None
+        if latest is not None and (after is None or svc.PUBLIC_FROM_ROUND <= after <= latest):
+            try:
+                page = svc.standings_page(t, after or latest)
+            except ServiceError:
+                page = None
+            if page is not None:
+                table = Markup(render_template("public/_standings_table.html", t=t, page=page))
+        hit = (latest, page, table)
+        STANDINGS.put(key, hit)
+    return hit
+
+
 @bp.get("/t/<int:tid>/standings")
 def standings(tid: int):
-    t = svc.load_tournament(tid)
-    latest = svc.public_standings_round(t)
     after = request.args.get("after", type=int)
+    latest, page, table = _standings(tid, after)
+    t = get_tournament(tid)
     if latest is None:
         return render_template("public/standings.html", t=t, page=None, hhmm=hhmm, hidden=True)
-    if after is not None and not svc.PUBLIC_FROM_ROUND <= after <= latest:
+    if page is None:
         abort(404)
-    try:
-        page = svc.standings_page(t, after or latest)
-    except ServiceError:
-        abort(404)
+    # the 10-minute window moves with the clock: never cached
+    rnd = next((r for r in t.rounds if r.number == page["after"]), None)
+    page = {**page, "publication": svc.publication(rnd)}
     if htmx and request.args.get("part") == "window":
         return render_template("public/_standings_window.html", t=t, page=page, hhmm=hhmm)
-    return render_template("public/standings.html", t=t, page=page, hhmm=hhmm, hidden=False)
+    return render_template("public/standings.html", t=t, page=page, table=table, hhmm=hhmm, hidden=False)
 
 
 @bp.get("/t/<int:tid>/player/<int:start_no>")
