@@ -89,12 +89,15 @@ class ListokGroup(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-def _emit(data) -> None:
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    # bytes, so the output is UTF-8 whatever the locale says
-    out = click.get_binary_stream("stdout")
+def _write_utf8(text: str) -> None:
+    """Bytes, so the output is UTF-8 whatever the locale says."""
+    out = sys.stdout.buffer
     out.write(text.encode("utf-8"))
     out.flush()
+
+
+def _emit(data) -> None:
+    _write_utf8(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _load(path: str):
@@ -255,9 +258,7 @@ def export_file(tournament_id: int, output: str | None) -> None:
             raise BadInput(f"no tournament with id {tournament_id}")
         text = export_tournament(t)
     if output is None:
-        out = click.get_binary_stream("stdout")
-        out.write(text.encode("utf-8"))
-        out.flush()
+        _write_utf8(text)
         return
     try:
         with open(output, "w", encoding="utf-8", newline="\n") as fh:
