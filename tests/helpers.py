@@ -54,3 +54,63 @@ def play_round(app, tid, seed=1, close=True) -> int:
             rounds.close_round(t, r, "test", t.version)
         db.session.commit()
         return r.number
+
+
+# --------------------------------------------------------------------------- phone sheets (docs/SYNC.md)
+
+FAST_PIN_HASH = "pbkdf2:sha256:1000"  # builders only: tests of the real hash use services.pins directly
+
+
+def issue_pins(app, tid) -> dict[int, str]:
+    """A random PIN for every player of the tournament: {start_no: pin}. Hashed
+    cheaply, so that building a whole field stays fast (verification reads the
+    method from the stored hash)."""
+    from webapp.models import Tournament
+    from webapp.services.pins import issue_pin
+
+    with app.app_context():
+        before = app.config.get("LISTOK_PIN_HASH_METHOD")
+        app.config["LISTOK_PIN_HASH_METHOD"] = FAST_PIN_HASH
+        try:
+            t = db.session.get(Tournament, tid)
+            pins = {p.start_no: issue_pin(p, actor="test") for p in t.players}
+            db.session.commit()
+        finally:
+            if before is None:
+                app.config.pop("LISTOK_PIN_HASH_METHOD", None)
+            else:
+                app.config["LISTOK_PIN_HASH_METHOD"] = before
+        return pins
+
+
+def signed_submission(app, tid, round_no, table_no, sums_cents, pins=None, key=None, note="",
+                      base_version=0) -> dict:
+    """The JSON body of POST /api/v1/sheets for a table of the stored draw, signed
+    by its players with `pins` ({start_no: pin}; a player missing there signs with "0000").
+    Call it outside an app context (it opens its own)."""
+    pins = pins or {}
+    import uuid
+
+    from sqlalchemy import select
+
+    from webapp.models import Round
+    from webapp.services.tokens import table_token
+    from webapp.sync.protocol import Content
+
+    with app.app_context():
+        r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == round_no))
+        tab = next(x for x in r.tables if x.number == table_no)
+        players = list(tab.players)
+        token = table_token(tid, round_no, table_no)
+    content = Content(tournament=tid, round=round_no, table=table_no, players=tuple(players),
+                      sums_cents=tuple(sums_cents), note=note, base_version=base_version)
+    h = content.hash
+    return {
+        "token": token,
+        "idempotency_key": key or str(uuid.uuid4()),
+        "content": content.as_dict(),
+        "content_hash": h,
+        "signatures": [{"start_no": s, "pin": pins.get(s, "0000"), "hash": h,
+                        "drawing": f"M 10 {10 + i} C 20 30, 40 30, 50 {12 + i} L 80 20",
+                        "signed_at": "2026-03-14T10:51:02Z"} for i, s in enumerate(players)],
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask
+from flask_compress import Compress
 
 from . import i18n
 from .config import load_config
@@ -27,6 +28,8 @@ def build_app(config: dict | None = None) -> Flask:
     i18n.compile_catalogs(Path(app.root_path) / "translations")
     babel.init_app(app, locale_selector=i18n.select_locale)
     htmx.init_app(app)
+    app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["zstd", "br", "gzip", "deflate"])  # static files too
+    Compress(app)  # small first load of the phone's table page and its scripts
 
     from . import models
 
@@ -34,12 +37,15 @@ def build_app(config: dict | None = None) -> Flask:
     def load_user(user_id: str):
         return db.session.get(models.User, int(user_id))
 
-    from .views import auth, operator, public, table
+    from .views import auth, operator, public, referee, table
 
     app.register_blueprint(auth.bp)
     app.register_blueprint(operator.bp)
     app.register_blueprint(public.bp)
     app.register_blueprint(table.bp)
+    from .sync.routes import bp as sync_bp
+    app.register_blueprint(sync_bp)
+    app.register_blueprint(referee.bp)
 
     app.jinja_env.filters["money"] = i18n.money
     app.jinja_env.filters["amount"] = i18n.amount

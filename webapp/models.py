@@ -152,8 +152,47 @@ class Sheet(db.Model):
     note: Mapped[str] = mapped_column(Text, default="")
     created_by: Mapped[str] = mapped_column(String(120), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # phone sheets (docs/SYNC.md): what was signed, by whom, and the receipt shown to players
+    content_hash: Mapped[str | None] = mapped_column(String(64))
+    signatures: Mapped[list | None] = mapped_column(JSON)
+    receipt: Mapped[str | None] = mapped_column(String(12), index=True)
+    base_version: Mapped[int] = mapped_column(default=0, server_default="0")
 
     table: Mapped[RoundTable] = relationship(back_populates="sheets")
+
+
+class Submission(db.Model):
+    """One idempotency key of the sync protocol and the answer it got, so a
+    phone that lost the answer and retries gets exactly the same one."""
+
+    idempotency_key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("round_table.id"), index=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    sheet_id: Mapped[int | None] = mapped_column(ForeignKey("sheet.id"))
+    http_status: Mapped[int]
+    response: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Case(db.Model):
+    """Something a referee must decide: a negative sum (SEM-C8), a correction
+    before hand-in (SEM-C4), two different sheets for one table, or a
+    discrepancy a player reported after publication (SEM-C9)."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    round: Mapped[int]
+    table: Mapped[int | None]
+    kind: Mapped[str] = mapped_column(String(20))  # negative-sum | correction | dispute | discrepancy
+    status: Mapped[str] = mapped_column(String(20), default="open")  # open | approved | rejected
+    sheet_id: Mapped[int | None] = mapped_column(ForeignKey("sheet.id"))
+    other_sheet_id: Mapped[int | None] = mapped_column(ForeignKey("sheet.id"))
+    payload: Mapped[dict] = mapped_column(JSON, default=dict)
+    created_by: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    resolved_by: Mapped[str | None] = mapped_column(String(120))
+    resolved_at: Mapped[datetime | None]
+    resolution_note: Mapped[str] = mapped_column(Text, default="")
 
 
 class Event(db.Model):

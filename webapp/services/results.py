@@ -265,13 +265,47 @@ class RoundCell:
     table: int | None
     sum: Decimal | None
     points: Fraction | None
-    corrected: str | None = None  # "C10" (published correction) | "C5" (wrong total) | None
+    corrected: str | None = None  # "C10" (published correction) | "C5" (wrong total) | "C4" (referee) | None
     disqualified: bool = False
+    old_sum: Decimal | None = None  # SEM-C4: the sum before the referee-approved correction
+
+
+def c4_replaced(tab: RoundTable) -> Sheet | None:
+    """The accepted version that the table's counted sheet replaced through a
+    referee-approved correction before hand-in (SEM-C4), else None. Such a
+    sheet names the version it corrects (`base_version`); the sync service
+    stores it only on the referee's approval."""
+    sheet = tab.sheet
+    if sheet is None or not sheet.base_version:
+        return None
+    return next((s for s in tab.sheets if s.version == sheet.base_version and s.status == "superseded"), None)
+
+
+def c4_old_by_seat(tab: RoundTable) -> list[Decimal | None] | None:
+    """Per seat, the sum before an SEM-C4 correction changed it (None where it did
+    not change); None when the counted sheet is no such correction."""
+    prev = c4_replaced(tab)
+    if prev is None:
+        return None
+    return [Decimal(before) if Decimal(before) != Decimal(after) else None
+            for before, after in zip(prev.sums, tab.sheet.sums)]
+
+
+def c4_old_sums(t: Tournament) -> dict[tuple[int, int], Decimal]:
+    """(round, start no) → the sum before an SEM-C4 correction changed it."""
+    old: dict[tuple[int, int], Decimal] = {}
+    for r in t.rounds:
+        for tab in r.tables:
+            for s, before in zip(tab.players, c4_old_by_seat(tab) or ()):
+                if before is not None:
+                    old[(r.number, s)] = before
+    return old
 
 
 def correction_marks(t: Tournament) -> dict[tuple[int, int], str]:
-    """(round, start no) whose values were corrected: SEM-C10 corrections (old ≠ new)
-    and SEM-C5 administrative corrections (entered ≠ counted sum)."""
+    """(round, start no) whose values were corrected: SEM-C10 corrections (old ≠ new),
+    SEM-C5 administrative corrections (entered ≠ counted sum) and SEM-C4
+    corrections the referee approved before hand-in (old ≠ new version)."""
     marks: dict[tuple[int, int], str] = {}
     for r in t.rounds:
         for tab in r.tables:
@@ -280,6 +314,8 @@ def correction_marks(t: Tournament) -> dict[tuple[int, int], str]:
                 for s, entered, counted in zip(tab.players, sheet.entered_sums, sheet.sums):
                     if Decimal(entered) != Decimal(counted):
                         marks[(r.number, s)] = "C5"
+    for key in c4_old_sums(t):
+        marks[key] = "C4"
     for c in t.corrections:
         rec = c.record or {}
         old, new = rec.get("old") or {}, rec.get("new") or {}
@@ -340,6 +376,7 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
     stats = collect_stats(rs, rt, k)
     tables = table_numbers(t)
     marks = correction_marks(t)
+    c4_old = c4_old_sums(t)
     status = field_status(rt, k)
     floor = min(k, rs.qualification_rounds)
     rows = []
@@ -350,7 +387,8 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
         cells = {}
         if st is not None:
             for rnd, m, pts in zip(st.rounds, st.sums, st.round_points):
-                cells[rnd] = RoundCell(rnd, tables.get((rnd, s)), m, pts, marks.get((rnd, s)))
+                cells[rnd] = RoundCell(rnd, tables.get((rnd, s)), m, pts, marks.get((rnd, s)),
+                                       old_sum=c4_old.get((rnd, s)) if marks.get((rnd, s)) == "C4" else None)
         stage = max(row["last_round"], floor)
         rows.append({**row, "stage": stage, "new_stage": stage != prev_stage,
                      "cells": [cells.get(n) for n in range(1, k + 1)],
@@ -397,6 +435,7 @@ def player_page(t: Tournament, start_no: int) -> dict:
     rt = rules_tournament(t, closed_only=True)
     status = field_status(rt, k)
     marks = correction_marks(t)
+    c4_old = c4_old_sums(t)
 
     # where they play now or next: the newest published round that seats them
     seat = None
@@ -426,7 +465,9 @@ def player_page(t: Tournament, start_no: int) -> dict:
         tab, i = found
         m, pts = by_round.get(r.number, (None, None))
         dq = start_no in (tab.sheet.disqualified if tab.sheet is not None else ())
-        results.append(RoundCell(r.number, tab.number, m, pts, marks.get((r.number, start_no)), dq))
+        mark = marks.get((r.number, start_no))
+        results.append(RoundCell(r.number, tab.number, m, pts, mark, dq,
+                                 old_sum=c4_old.get((r.number, start_no)) if mark == "C4" else None))
 
     place = None
     history: list[tuple[int, int]] = []
@@ -581,7 +622,7 @@ def apply_correction(t: Tournament, round_no, table_no, values, kind: str, asked
     c, tab = pv.correction, pv.table
     old = tab.sheet
     old.status = "superseded"
-    sheet = Sheet(table=tab, version=old.version + 1, status="accepted",
+    sheet = Sheet(table=tab, version=max(s.version for s in tab.sheets) + 1, status="accepted",
                   sums=[f"{s:.2f}" for s in c.table.sums],
                   points=round_service.points_json(c.table.points), disqualified=[], early=False,
                   source="correction", note=f"SEM-C10 {kind}", created_by=actor)

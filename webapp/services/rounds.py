@@ -231,7 +231,9 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
                                  p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
     if current is not None:
         current.status = "superseded"
-    sheet = Sheet(table=tab, version=(current.version + 1) if current else 1, status="accepted",
+    # pending and disputed phone sheets hold version numbers too (services/sheets.py)
+    version = max((s.version for s in tab.sheets), default=0) + 1
+    sheet = Sheet(table=tab, version=version, status="accepted",
                   sums=[f"{s:.2f}" for s in sums], entered_sums=entered, disqualified=dq, early=early,
                   source=source, note=note, created_by=actor)
     db.session.add(sheet)

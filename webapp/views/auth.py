@@ -59,7 +59,7 @@ def login():
             form.password.errors.append(_("Wrong user name or password."))
         else:
             login_user(user, remember=form.remember.data)
-            default = url_for("operator.index") if user.role == "operator" else url_for("public.index")
+            default = url_for("operator.index") if user.role == "operator" else url_for("referee.queue")
             return redirect(_safe_next(request.args.get("next")) or default)
     return render_template("auth/login.html", form=form)
 

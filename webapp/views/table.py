@@ -1,21 +1,30 @@
 """The table's page, opened from the QR code on the paper sheet: /s/<token>.
 
-For now read-only (round, table, players, whose cards, the sums once a sheet is
-in); the phone score sheet grows from here.
+The phone score sheet (SEM-B5, C4, C6, C8): the page carries the table's data
+and every text its scripts show; the scripts (static/js/sheet.js, outbox.js)
+do the entry, the signatures and the sending (docs/SYNC.md). The service
+worker that keeps the page working offline is served at /sw.js.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
 
-from flask import Blueprint, current_app, render_template, url_for
+from flask import Blueprint, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
 from ..extensions import db
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
+from ..i18n import amount, money
+from ..services import sheets as sheet_service
 from ..services.rounds import ROUND_MINUTES, current_round, round_ends_at
 from ..services.tokens import TokenError, TokenExpired, read_table_token, table_token
+from ..sync.protocol import PROTOCOL
 
 bp = Blueprint("table", __name__)
 
@@ -104,7 +113,156 @@ def sheet(token: str):
         return _refuse(_("This sheet is for round %(n)d, which is not the round being played now.",
                          n=r.number), 410)
     table_seats = seats(tab, players_by_no(t))
-    sheet = tab.sheet
+    try:
+        state = sheet_service.table_state(token)
+    except sheet_service.SyncRefusal as e:
+        return _refuse(e.body.get("message", ""), e.http_status)
+    shown = sheet_service.shown_sheet(tab)
+    data = {
+        "protocol": PROTOCOL, "token": token, "tournament": t.id, "round": r.number, "table": tab.number,
+        "players": [{"start_no": s.start_no, "name": s.name, "club": s.club, "position": s.position}
+                    for s in table_seats],
+        "total_cents": state["total_cents"],
+        "place_points": list(get_ruleset(t.ruleset).place_points[len(tab.players)]),
+        "sheet": state["sheet"], "money": money_format(),
+        "api": {"sheets": url_for("sync.submit_sheet"), "pin": url_for("sync.check_pin"),
+                "table": url_for("sync.table")},
+        "sw": url_for("table.service_worker"),
+    }
     return render_template("table/sheet.html", t=t, r=r, tab=tab, seats=table_seats,
-                           cards=cards_seat(t, r, table_seats), sheet=sheet,
-                           rows=list(zip(table_seats, sheet.sums)) if sheet else None)
+                           cards=cards_seat(t, r, table_seats), sheet=shown, data=data, strings=phone_strings(),
+                           total=Decimal(state["total_cents"] or 0).scaleb(-2), looks_insecure=looks_insecure(),
+                           assets=SHEET_ASSETS,
+                           rows=list(zip(table_seats, shown.sums)) if shown else None)
+
+
+def player_receipts(t: Tournament, start_no: int) -> list[dict]:
+    """The phone sheets of every table the player sat at: round, table, receipt
+    and what became of the sheet, for the player's own page."""
+    out = []
+    for r in t.rounds:
+        for tab in r.tables:
+            if start_no not in tab.players:
+                continue
+            out.extend({"round": r.number, "table": tab.number, "version": s.version, "receipt": s.receipt,
+                        "status": s.status} for s in tab.sheets if s.receipt)
+    return out
+
+
+def money_format() -> dict:
+    """How the page's script writes money in this language: the filters' own output, taken apart."""
+    sample = Decimal("1234.50")
+    plain = amount(sample)
+    return {"decimal": plain[-3], "group": plain[1], "template": money(sample).replace(plain, "{}")}
+
+
+def looks_insecure() -> bool:
+    """Plain HTTP to a host that is not this machine: no service worker, no
+    WebCrypto. The page's script decides for sure (isSecureContext); this only
+    shows the notice before it runs (a TLS proxy that does not say so is
+    corrected by the script)."""
+    host = (request.host or "").rsplit(":", 1)[0].strip("[]")
+    local = host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
+    return not request.is_secure and not local
+
+
+def phone_strings() -> dict:
+    """Every text the sheet's scripts show, in the page's language (the scripts translate nothing)."""
+    return {
+        "points": _("%(points)s pts"),
+        "not_amount": _("Not an amount"),
+        "enter_all": _("Enter all three sums."),
+        "total_short": _("%(missing)s is missing to the table total."),
+        "total_over": _("%(over)s too much: the total must be exactly the table total."),
+        "total_ok": _("The total is right."),
+        "note_needed": _("Write the type and payment of the last game."),
+        "correction_banner": _("Correction of sheet version %(version)s: changed sums are shown in red. "
+                               "All three players sign again and the referee must approve it (SEM-C4)."),
+        "note_shown": _("Last game: %(note)s"),
+        "referee_will_negative": _("A sum is negative: the referee must co-sign this sheet (SEM-C8)."),
+        "referee_will_correction": _("This is a correction: the referee must approve it (SEM-C4)."),
+        "signed_mark": _("signed"),
+        "signing_now": _("signs now"),
+        "to_sign": _("waiting"),
+        "sign_as": _("Player %(position)s: %(start_no)s %(name)s"),
+        "pin_of": _("PIN of %(start_no)s %(name)s"),
+        "draw_first": _("Sign with your finger in the box first."),
+        "pin_first": _("Enter your PIN."),
+        "wrong_pin": _("Wrong PIN for start number %(start_no)s."),
+        "wrong_pin_left": _("Wrong PIN for start number %(start_no)s. Attempts left: %(left)s."),
+        "locked": _("Start number %(start_no)s entered a wrong PIN too often: PINs are locked until %(time)s. "
+                    "Then press Send now."),
+        "stale_version": _("The sheet on the server changed since this one was signed. Discard this one and "
+                           "reload the page."),
+        "idempotency_conflict": _("This sheet was already sent with other sums. Ask the referee."),
+        "gone": _("This round is over or not being played: the sheet can no longer be sent from the phone. "
+                  "Hand in the paper sheet."),
+        "gone_title": _("This sheet is closed"),
+        "forbidden": _("This table link is not valid. Scan the QR code on the sheet again."),
+        "refused": _("The server did not take the sheet."),
+        "not_sent": _("Not sent"),
+        "waiting_title": _("Signed — waiting to send"),
+        "waiting": _("The signed sheet is kept on this phone and is sent as soon as the server can be reached. "
+                     "Keep this page open or come back to it later."),
+        "sent_title": _("Sent"),
+        "sent": _("Sent — receipt %(receipt)s"),
+        "referee_title": _("Sent — needs the referee"),
+        "referee_negative": _("Receipt %(receipt)s. The sheet needs the referee: a sum is negative (SEM-C8)."),
+        "referee_correction": _("Receipt %(receipt)s. The sheet needs the referee: it is a correction (SEM-C4)."),
+        "dispute": _("Receipt %(receipt)s. The sheet needs the referee: another sheet for this table differs."),
+        "received_title": _("Sheet received"),
+        "received": _("The server has this table's sheet (receipt %(receipt)s)."),
+        "received_pending": _("The server has a sheet for this table waiting for the referee "
+                              "(receipt %(receipt)s)."),
+        "discard_confirm": _("Discard this signed sheet from the phone?"),
+        "storage_failed": _("This phone could not store the sheet. Hand in the paper sheet."),
+        "offline_insecure": _("Offline mode is off: the page is not opened over HTTPS, so this phone cannot keep "
+                              "the sheet without Wi-Fi. Send the sheet while the Wi-Fi works."),
+        "offline_unsupported": _("Offline mode is off: this browser cannot keep the sheet without Wi-Fi. "
+                                 "Send the sheet while the Wi-Fi works."),
+    }
+
+
+# --------------------------------------------------------------------------- the service worker
+
+# what the table page loads: precached by the service worker so the page works offline
+SHEET_ASSETS = ("css/listok.css", "vendor/signature_pad-5.1.4.umd.min.js",
+                "js/sha256.js", "js/outbox.js", "js/signature.js", "js/sheet.js")
+SW_TEMPLATE = "js/sw.js"
+
+
+def _static_files(names) -> list[Path]:
+    folder = Path(current_app.static_folder)
+    return [folder / n for n in names]
+
+
+_sw_cache: dict[tuple, str] = {}
+
+
+def service_worker_source() -> str:
+    """static/js/sw.js with its version (a hash of itself and every precached file,
+    so a deploy that changes any of them installs a new worker and new caches)
+    and the precache list filled in."""
+    files = _static_files((SW_TEMPLATE,) + SHEET_ASSETS)
+    key = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    if key not in _sw_cache:
+        digest = hashlib.sha256()
+        for f in files:
+            digest.update(f.read_bytes())
+        precache = [url_for("static", filename=n) for n in SHEET_ASSETS]
+        source = files[0].read_text(encoding="utf-8")
+        _sw_cache.clear()
+        _sw_cache[key] = (source.replace("__VERSION__", digest.hexdigest()[:16])
+                          .replace('"__PRECACHE__"', json.dumps(precache))
+                          .replace("__OUTBOX__", url_for("static", filename="js/outbox.js")))
+    return _sw_cache[key]
+
+
+@bp.get("/sw.js")
+def service_worker():
+    response = current_app.response_class(service_worker_source(), mimetype="text/javascript")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Service-Worker-Allowed"] = "/"
+    # the browser checks for a new worker on every table page it opens: unchanged, that is a 304
+    response.add_etag()
+    return response.make_conditional(request)

@@ -17,6 +17,7 @@ from ...extensions import db, htmx
 from ...models import Player
 from ...rules.season import NOMINATED
 from ...services import players as svc
+from ...services import pins as pin_svc
 from ...services.common import ServiceError, StaleError, get_tournament
 from ...services.tournament_file import export_results_csv, export_tournament, import_tournament
 from ..auth import operator_required
@@ -386,3 +387,70 @@ def nominations(tid: int):
                                quota=NOMINATED), 422
     flash(_("Nominations of %(club)s saved.", club=club), "success")
     return redirect(url_for("operator.nominations", tid=t.id) + "#" + _club_anchor(clubs, club))
+
+
+# --------------------------------------------------------------------------- PIN slips (signing sheets on the phone)
+
+class PinForm(FlaskForm):
+    pin = StringField(_l("PIN chosen by the player"),
+                      render_kw={"inputmode": "numeric", "autocomplete": "off", "maxlength": 6},
+                      description=_l("4 to 6 digits. Leave it empty for a random PIN of 4 digits."))
+
+
+def _no_store(body, status=200):
+    # the page shows a PIN: no cache may keep it
+    return body, status, {"Cache-Control": "no-store"}
+
+
+def _pin_page(t, p, form, pin=None, status=200):
+    return _no_store(render_template("operator/setup/pin_slip.html", t=t, p=p, form=form, pin=pin,
+                                     locked=pin_svc.locked_until(p)), status)
+
+
+@bp.route("/t/<int:tid>/players/<int:pid>/pin", methods=["GET", "POST"])
+@operator_required
+def pin_slip(tid: int, pid: int):
+    """GET: the player's PIN state and the form; POST: a new PIN (random, or the
+    one the player chose) shown once on a printable slip — only its hash is kept."""
+    t = get_tournament(tid)
+    p = _player(t, pid)
+    if request.method == "GET":
+        return _pin_page(t, p, PinForm(formdata=None))
+    form = PinForm()
+    form.validate_on_submit()
+    try:
+        pin = pin_svc.issue_pin(p, (form.pin.data or "").strip() or None, actor=_actor())
+    except ServiceError as e:
+        db.session.rollback()
+        form.pin.errors = [str(e)]
+        return _pin_page(t, p, form, status=422)
+    db.session.commit()
+    return _pin_page(t, p, PinForm(formdata=None), pin=pin)
+
+
+@bp.post("/t/<int:tid>/players/<int:pid>/pin/reset")
+@operator_required
+def pin_reset(tid: int, pid: int):
+    t = get_tournament(tid)
+    p = _player(t, pid)
+    pin_svc.reset_pin(p, _actor())
+    db.session.commit()
+    flash(_("The PIN of %(name)s is cleared and unlocked: issue a new PIN slip.", name=p.name), "success")
+    return redirect(url_for("operator.pin_slip", tid=t.id, pid=p.id))
+
+
+@bp.route("/t/<int:tid>/pins", methods=["GET", "POST"])
+@operator_required
+def pin_slips(tid: int):
+    """PIN slips for everyone checked in without a PIN, many to an A4 page. The
+    form names the players the page showed: only those get a PIN, and only if
+    they still have none."""
+    t = get_tournament(tid)
+    if request.method == "GET":
+        return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
+                                         slips=None))
+    start_nos = [s for s in request.form.getlist("start_no") if s.isdigit()]
+    slips = pin_svc.issue_missing_pins(t, start_nos, _actor())
+    db.session.commit()
+    return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
+                                     slips=slips))

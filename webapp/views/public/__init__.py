@@ -7,3 +7,4 @@ from . import home  # noqa: E402,F401
 from . import projector  # noqa: E402,F401
 from . import nominations  # noqa: E402,F401
 from . import standings  # noqa: E402,F401
+from . import report  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """Public standings (from round 2 on, SEM-C9) and a player's own page."""
 from __future__ import annotations
 
-from flask import abort, render_template, request
+from flask import abort, current_app, render_template, request
 from flask_babel import format_time, get_locale
 from markupsafe import Markup
 
@@ -9,6 +9,7 @@ from ...extensions import htmx
 from ...services import results as svc
 from ...services.common import ServiceError, get_tournament
 from ..render_cache import VersionedCache
+from ..table import player_receipts
 from . import bp
 
 
@@ -22,7 +23,8 @@ STANDINGS = VersionedCache(32)
 def _standings(tid: int, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
     """(latest public round, page, rendered table), computed once per tournament version."""
     t = get_tournament(tid)
-    key = (tid, t.version, after, str(get_locale()))
+    # the database URL keeps apps of one process apart (tests: a fresh database per test, ids repeat)
+    key = (current_app.config["SQLALCHEMY_DATABASE_URI"], tid, t.version, after, str(get_locale()))
     hit = STANDINGS.get(key)
     if hit is None:
         t = svc.load_tournament(tid)
@@ -53,7 +55,8 @@ def standings(tid: int):
     rnd = next((r for r in t.rounds if r.number == page["after"]), None)
     page = {**page, "publication": svc.publication(rnd)}
     if htmx and request.args.get("part") == "window":
-        return render_template("public/_standings_window.html", t=t, page=page, hhmm=hhmm)
+        return render_template("public/_standings_window.html", t=t, page=page, hhmm=hhmm,
+                               poll_url=request.full_path)  # keeps polling while the window is open
     return render_template("public/standings.html", t=t, page=page, table=table, hhmm=hhmm, hidden=False)
 
 
@@ -61,4 +64,4 @@ def standings(tid: int):
 def player(tid: int, start_no: int):
     t = svc.load_tournament(tid)
     page = svc.player_page(t, start_no)
-    return render_template("public/player.html", t=t, page=page, hhmm=hhmm)
+    return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))

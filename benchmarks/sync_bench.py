@@ -1,0 +1,348 @@
+"""Phones sending signed sheets to the venue server over a bad network.
+
+    python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--fast-pins] [--no-browser]
+
+The app runs under waitress on 127.0.0.1 (8 threads, as `listok serve`), behind
+a proxy (tests/browser/netproxy.py) that loses 20 % of the answers to
+POST /api/v1/sheets AFTER the server has committed: it forwards the request,
+reads the answer, and closes the connection without passing it on. Each of
+the 130 phones (threads, one table each, released together) retries with the
+same idempotency key until it gets a confirmed answer. Printed: sheets stored
+(must be 130), duplicates (must be 0), answers that were replays, latency
+p50/p95 from a phone's first try to its confirmed answer, and throughput — on
+SQLite (a temp file) and, with --database-url or TEST_DATABASE_URL, on
+PostgreSQL (a schema of its own, dropped afterwards).
+
+Then the table page's transferred size in Debian's chromium at 360 px (bytes
+that crossed the proxy, headers included): the first load, and a repeat load
+with the service worker (assets from its cache; the page itself is
+network-first). Also the page + assets with gzip only, as plain HTTP would
+fetch them.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.client
+import json
+import logging
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sqlalchemy import create_engine, func, select, text  # noqa: E402
+from waitress.server import create_server  # noqa: E402
+from werkzeug.security import generate_password_hash  # noqa: E402
+
+from tests.browser.netproxy import FlakyProxy  # noqa: E402
+from webapp import create_app  # noqa: E402
+from webapp.config import normalise_database_url  # noqa: E402
+from webapp.extensions import db  # noqa: E402
+from webapp.models import Player, Round, Sheet, Submission, Tournament  # noqa: E402
+from webapp.services import rounds  # noqa: E402
+from webapp.services.pins import HASH_METHOD  # noqa: E402
+from webapp.services.tokens import table_token  # noqa: E402
+from webapp.simulate import make_players, table_sums  # noqa: E402
+from webapp.sync.protocol import Content  # noqa: E402
+
+CONFIRMED = {"accepted", "needs-referee", "dispute"}
+FAST_PIN_HASH = "pbkdf2:sha256:1000"
+
+
+class Served:
+    """The app under waitress on 127.0.0.1, in a thread."""
+
+    def __init__(self, app, threads: int = 8):
+        self.server = create_server(app, host="127.0.0.1", port=0, threads=threads)
+        self.thread = threading.Thread(target=self.server.run, name="waitress", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.effective_port}"
+
+    def __enter__(self):
+        logging.getLogger("waitress").setLevel(logging.ERROR)
+        logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth": 130 phones at once
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        logging.getLogger("waitress").setLevel(logging.CRITICAL)  # a request cut off by the close is expected
+        self.server.close()
+        self.thread.join(timeout=5)
+
+
+def drawing(rng: random.Random) -> str:
+    """A finger signature's path data as the phone sends it: a few strokes, ~150 points."""
+    parts = []
+    for _ in range(rng.randint(2, 4)):
+        x, y = rng.uniform(10, 60), rng.uniform(40, 150)
+        pts = []
+        for _ in range(rng.randint(30, 60)):
+            x, y = x + rng.uniform(1, 6), min(180, max(5, y + rng.uniform(-9, 9)))
+            pts.append(f"{x:.1f} {y:.1f}")
+        parts.append("M " + pts[0] + " L " + " ".join(pts[1:]))
+    return " ".join(parts)
+
+
+def setup(app, n_tables: int, fast_pins: bool) -> tuple[int, list[dict]]:
+    """A published round 1 with one table per phone, PINs, and each table's signed sheet."""
+    rng = random.Random(11)
+    with app.app_context():
+        db.create_all()
+        t = Tournament(name="Sync bench", ruleset="sem")
+        for p in make_players(n_tables * 3, seed=11):
+            t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club, status=p.status,
+                                    rating=p.rating, present=True))
+        db.session.add(t)
+        db.session.commit()
+        method = FAST_PIN_HASH if fast_pins else HASH_METHOD
+        pins = {p.start_no: f"{rng.randrange(10000):04d}" for p in t.players}
+        # the PINs as services.pins.issue_pin stores them, hashed on both cores (scrypt releases the GIL)
+        with ThreadPoolExecutor(4) as pool:
+            hashes = dict(zip(pins, pool.map(lambda pin: generate_password_hash(pin, method=method),
+                                             pins.values())))
+        for p in t.players:
+            p.pin_hash = hashes[p.start_no]
+        r = rounds.draw_round(t, "bench")
+        rounds.publish_round(t, r, "bench", t.version)
+        db.session.commit()
+        bodies = []
+        with app.test_request_context():
+            for tab in r.tables:
+                sums = [int(s * 100) for s in table_sums(rng)]
+                content = Content(tournament=t.id, round=1, table=tab.number, players=tuple(tab.players),
+                                  sums_cents=tuple(sums), note="posledná hra: betl, platil 2,40" if min(sums) < 0
+                                  else "")
+                h = content.hash
+                bodies.append({
+                    "token": table_token(t.id, 1, tab.number), "idempotency_key": str(uuid.uuid4()),
+                    "content": content.as_dict(), "content_hash": h,
+                    "signatures": [{"start_no": s, "pin": pins[s], "hash": h, "drawing": drawing(rng),
+                                    "signed_at": "2026-03-14T10:51:02Z"} for s in tab.players]})
+        return t.id, bodies
+
+
+def phone(proxy_port: int, body: dict, start: threading.Barrier, out: list, i: int) -> None:
+    """Send one signed sheet until the server confirms it, always with the same key."""
+    payload = json.dumps(body, ensure_ascii=False).encode()
+    rng = random.Random(i)
+    start.wait()
+    t0 = time.perf_counter()
+    tries = errors = 0
+    while True:
+        tries += 1
+        conn = http.client.HTTPConnection("127.0.0.1", proxy_port, timeout=60)
+        try:
+            conn.request("POST", "/api/v1/sheets", body=payload, headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            answer = json.loads(resp.read())
+            status = resp.status
+        except (OSError, http.client.HTTPException, ValueError):
+            answer, status = None, None
+        finally:
+            conn.close()
+        if answer and answer.get("status") in CONFIRMED:
+            out[i] = {"latency": time.perf_counter() - t0, "tries": tries, "errors": errors,
+                      "receipt": answer["receipt"], "status": answer["status"], "replay": bool(answer.get("replay")),
+                      "table": body["content"]["table"]}
+            return
+        if status is not None and status >= 500:
+            errors += 1
+        if status is not None and status < 500:
+            out[i] = {"error": answer, "tries": tries, "table": body["content"]["table"]}
+            return
+        if tries >= 50:
+            out[i] = {"error": "gave up", "tries": tries, "table": body["content"]["table"]}
+            return
+        time.sleep(min(2.0, 0.05 * 2 ** min(tries, 6)) * rng.uniform(0.5, 1.5))
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool) -> None:
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
+    app.logger.setLevel(logging.CRITICAL)  # a 5xx is counted below, not printed with its traceback
+    tid, bodies = setup(app, n, fast_pins)
+    with Served(app) as served:
+        proxy = FlakyProxy(served.url, drop_rate=drop, seed=7).start()
+        try:
+            out: list[dict | None] = [None] * n
+            barrier = threading.Barrier(n + 1)
+            threads = [threading.Thread(target=phone, args=(proxy.server.server_port, b, barrier, out, i))
+                       for i, b in enumerate(bodies)]
+            for th in threads:
+                th.start()
+            barrier.wait()
+            t0 = time.perf_counter()
+            for th in threads:
+                th.join()
+            wall = time.perf_counter() - t0
+        finally:
+            proxy.stop()
+    with app.app_context():
+        r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 1))
+        stored = db.session.scalars(select(Sheet).join(Sheet.table).where(Sheet.table_id.in_(
+            [tab.id for tab in r.tables]))).all()
+        per_table: dict[int, list[Sheet]] = {}
+        for s in stored:
+            per_table.setdefault(s.table.number, []).append(s)
+        submissions = db.session.scalar(select(func.count()).select_from(Submission))
+        receipts = {num: [s.receipt for s in sheets] for num, sheets in per_table.items()}
+        db.session.remove()
+        db.engine.dispose()
+    ok = [o for o in out if o and "latency" in o]
+    errors = [o for o in out if not o or "error" in o]
+    duplicates = sum(len(v) - 1 for v in per_table.values())
+    mismatched = [o["table"] for o in ok if receipts.get(o["table"]) != [o["receipt"]]]
+    lat = [o["latency"] * 1000 for o in ok]
+    print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the commit"
+          f"{' (fast PIN hash)' if fast_pins else ' (scrypt PINs, 3 checks per sheet)'}")
+    print(f"  sheets stored        {len(stored):6d}   (must be {n})")
+    print(f"  duplicates           {duplicates:6d}   (must be 0)")
+    print(f"  submission keys      {submissions:6d}")
+    print(f"  answers lost         {proxy.dropped:6d}   ({sum(o['tries'] for o in out if o)} tries in all)")
+    print(f"  replayed answers     {sum(1 for o in ok if o['replay']):6d}")
+    print(f"  server errors (5xx)  {sum(o.get('errors', 0) for o in ok):6d}   (retried like a lost answer)")
+    print(f"  receipts that differ {len(mismatched):6d}   (phone vs. database, must be 0)")
+    print(f"  phones not confirmed {len(errors):6d}   {errors[:2] if errors else ''}")
+    if lat:
+        print(f"  latency p50 {statistics.median(lat):8.1f} ms   p95 {pct(lat, 95):8.1f} ms   max {max(lat):8.1f} ms")
+    print(f"  throughput  {len(ok) / wall:8.1f} sheets/s   ({wall:.2f} s for all)")
+    if len(stored) != n or duplicates or mismatched or errors:
+        raise SystemExit(f"[{label}] FAILED")
+
+
+# --------------------------------------------------------------------------- page size
+
+
+def page_sizes(browser_too: bool) -> None:
+    tmp = tempfile.mkdtemp(prefix="listok-bench-")
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/page.db", "SECRET_KEY": "bench"})
+    tid, _bodies = setup(app, 3, fast_pins=True)
+    with app.test_request_context():
+        path = f"/s/{table_token(tid, 1, 1)}"
+    with Served(app) as served:
+        port = served.server.effective_port
+        print("\n[table page] first load over plain HTTP (bytes of the bodies as sent)")
+        for enc in ("gzip", "br"):
+            total, raw_total, rows = 0, 0, []
+            page = _get(port, path, enc)
+            html = _decode(page)
+            total += len(page[1]); raw_total += len(html)
+            rows.append((path.split("?")[0][:14] + "…", len(page[1]), len(html)))
+            for asset in re.findall(r'(?:src|href)="(/static/[^"?]+)"', html.decode()):
+                resp = _get(port, asset, enc)
+                total += len(resp[1]); raw_total += len(_decode(resp))
+                rows.append((asset, len(resp[1]), len(_decode(resp))))
+            print(f"  Accept-Encoding: {enc:5s} {total / 1024:6.1f} KB transferred ({raw_total / 1024:.1f} KB "
+                  f"uncompressed, target under 60 KB)")
+            if enc == "gzip":
+                for name, sent, raw in rows:
+                    print(f"      {name:46s} {sent:7d} B  ({raw} B)")
+        if browser_too:
+            _browser_sizes(served.url, path)
+
+
+def _get(port: int, path: str, enc: str):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path, headers={"Accept-Encoding": enc})
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.getheader("Content-Encoding"), body
+
+
+def _decode(resp) -> bytes:
+    enc, body = resp
+    if enc == "gzip":
+        return gzip.decompress(body)
+    if enc == "br":
+        import brotli
+
+        return brotli.decompress(body)
+    return body
+
+
+def _browser_sizes(server_url: str, path: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    proxy = FlakyProxy(server_url).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
+            page = context.new_page()
+            page.goto(proxy.url + path)
+            page.wait_for_selector("html[data-offline=ready]", timeout=20_000)
+            page.wait_for_timeout(500)
+            first = list(proxy.log)
+            proxy.log.clear()
+            page.reload()
+            page.wait_for_selector("html[data-offline=ready]", timeout=20_000)
+            page.wait_for_timeout(1000)
+            repeat = list(proxy.log)
+            browser.close()
+    finally:
+        proxy.stop()
+
+    def show(title, log):
+        print(f"  {title}: {sum(b for *_x, b in log) / 1024:6.1f} KB in {len(log)} responses")
+        for method, p, status, b in log:
+            print(f"      {method} {p.split('?')[0][:50]:50s} {status} {b:7d} B")
+
+    print("\n[table page] in chromium at 360 px, bytes that crossed the network (headers included)")
+    show("first load (page, assets, service worker and its precache, the page's offline copy)", first)
+    show("repeat load (service worker: assets from its cache, the page network-first)", repeat)
+    assets = [x for x in repeat if x[1].startswith("/static/") and x[2] == 200]
+    print(f"  assets fetched again on the repeat load: {len(assets)} ({sum(x[3] for x in assets)} B)")
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--phones", type=int, default=130)
+    ap.add_argument("--drop", type=float, default=0.2)
+    ap.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL"))
+    ap.add_argument("--fast-pins", action="store_true", help="cheap PIN hashes (measures the rest of the path)")
+    ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.fast_pins)
+    if args.database_url:
+        base = normalise_database_url(args.database_url)
+        schema = f"bench_{uuid.uuid4().hex[:10]}"
+        admin = create_engine(base, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        try:
+            sep = "&" if "?" in base else "?"
+            run_submissions(f"{base}{sep}options=-csearch_path%3D{schema}", "PostgreSQL", args.phones, args.drop,
+                            args.fast_pins)
+        finally:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+    page_sizes(browser_too=not args.no_browser)
+
+
+if __name__ == "__main__":
+    main()

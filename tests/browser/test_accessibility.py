@@ -1,0 +1,158 @@
+"""Accessibility of the pages used on phones, in a real browser at 360 px:
+axe-core (vendored in tests/browser/vendor/, MPL-2.0) finds no serious or
+critical violation; every touch target is at least 48 × 48 px; each page
+renders in Slovak, Czech and English with a matching lang attribute.
+
+Pages: the table page behind the QR code (/s/<token>) and its signing step,
+the referee's queue and case page, the public player page, the standings and
+the SEM-C9 discrepancy form."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import issue_pins, make_tournament, make_user, play_round, signed_submission
+from webapp.extensions import db
+from webapp.models import Tournament
+from webapp.services import rounds, sheets
+from webapp.services.tokens import table_token
+from webapp.sync import protocol
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
+TAP = 48
+LANGS = ("sk", "cs", "en")
+
+# the elements a finger aims at; links inside running text or a table cell
+# (computed display: inline) are WCAG 2.5.8's "inline" exception
+TARGETS_JS = """() => {
+  const out = [];
+  const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])';
+  for (const el of document.querySelectorAll(sel)) {
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none' || el.closest('[hidden]')) continue;
+    let box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    if (el.tagName === 'A' && style.display === 'inline') continue;
+    if (el.matches('input[type=checkbox], input[type=radio]') && el.closest('label')) {
+      box = el.closest('label').getBoundingClientRect();  // the label is the target
+    }
+    out.push({what: el.outerHTML.slice(0, 120), w: Math.round(box.width), h: Math.round(box.height)});
+  }
+  return out;
+}"""
+
+
+@pytest.fixture
+def venue(live_server):
+    """Rounds 1–2 closed (public standings, the 10-minute window open), round 3
+    published with a correction waiting for the referee at table 1."""
+    url, app = live_server
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    play_round(app, tid, seed=1)
+    play_round(app, tid, seed=2)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        db.session.commit()
+        first = sheets.submit(protocol.parse_submission(
+            signed_submission(app, tid, 3, 1, [1450, 1000, 550], pins)))
+        db.session.commit()
+        answer = sheets.submit(protocol.parse_submission(signed_submission(
+            app, tid, 3, 1, [1450, 600, 950], pins, note="zle sčítané", base_version=first.body["version"])))
+        db.session.commit()
+        players = list(t.players[0:1])
+        start_no = players[0].start_no
+        token, token2 = table_token(tid, 3, 1), table_token(tid, 3, 2)
+        db.session.remove()
+    make_user(app, "referee", "secret-pass", role="referee")
+    return {"url": url, "tid": tid, "case": answer.body["case"], "token": token, "token2": token2,
+            "start_no": start_no}
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True,
+                                  device_scale_factor=2)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def sign_in(page, url: str) -> None:
+    page.goto(f"{url}/login?lang=en")
+    page.fill("input[name=username]", "referee")
+    page.fill("input[name=password]", "secret-pass")
+    page.locator("form:has(input[name=password]) button").click()
+    expect(page).to_have_url(f"{url}/referee/")
+
+
+def axe_problems(page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("""async () => {
+      const r = await axe.run(document, {resultTypes: ['violations']});
+      return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                                     nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+    }""")
+    return [f"{v['id']} ({v['impact']}): {v['help']} — {v['nodes']}"
+            for v in result if v["impact"] in ("serious", "critical")]
+
+
+def small_targets(page) -> list[str]:
+    return [f"{t['w']}×{t['h']} {t['what']}" for t in page.evaluate(TARGETS_JS) if t["w"] < TAP or t["h"] < TAP]
+
+
+def check(page, lang: str) -> list[str]:
+    """Everything wrong with the page as it is now."""
+    problems = []
+    if page.locator("html").get_attribute("lang") != lang:
+        problems.append(f"lang is {page.locator('html').get_attribute('lang')!r}, not {lang!r}")
+    if lang != "en" and page.locator(".langs").get_attribute("aria-label") == "Language":
+        problems.append("the page is not translated")
+    problems += axe_problems(page)
+    problems += [f"touch target {x}" for x in small_targets(page)]
+    return problems
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_phone_pages_are_accessible(venue, phone, lang):
+    url, tid = venue["url"], venue["tid"]
+    pages = {
+        "table page": f"/s/{venue['token2']}",
+        "standings": f"/t/{tid}/standings",
+        "player page": f"/t/{tid}/player/{venue['start_no']}",
+        "discrepancy form": f"/t/{tid}/discrepancy?round=2",
+    }
+    found = {}
+    for name, path in pages.items():
+        phone.goto(f"{url}{path}{'&' if '?' in path else '?'}lang={lang}")
+        expect(phone.locator("main")).to_be_visible()
+        found[name] = check(phone, lang)
+
+    # the signing step: sums confirmed and locked, the signature pad and the PIN
+    phone.goto(f"{url}/s/{venue['token2']}?lang={lang}")
+    for i, s in enumerate(("12", "10", "8")):
+        phone.locator(f"#sum{i}").fill(s)
+    phone.locator("#confirm").click()
+    expect(phone.locator("#signing")).to_be_visible()
+    found["signing step"] = check(phone, lang)
+
+    sign_in(phone, url)
+    phone.goto(f"{url}/referee/?lang={lang}")
+    expect(phone.locator(f"a[data-case='{venue['case']}']")).to_be_visible()
+    found["referee queue"] = check(phone, lang)
+    phone.goto(f"{url}/referee/case/{venue['case']}?lang={lang}")
+    expect(phone.locator("table.case-compare")).to_be_visible()
+    found["referee case"] = check(phone, lang)
+
+    report = [f"{name}: {p}" for name, problems in found.items() for p in problems]
+    assert not report, "\n".join(report)

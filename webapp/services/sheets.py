@@ -1,0 +1,448 @@
+"""Phone score sheets (docs/SYNC.md): a signed sheet comes in, is checked
+against the table's token, its seating, the rule set and the players' PINs,
+and is stored once — accepted, waiting for a referee (SEM-C4, SEM-C8), or
+beside a different sheet of the same table as a dispute. Never merged, never
+overwritten.
+
+`submit` changes the caller's session and returns the answer; the caller
+commits (one transaction: sheet, submission, case, audit entry, version
+bump). A refusal is a `SyncRefusal` with the answer to send; the caller rolls
+back, except when `commit` is set (a wrong PIN is counted even though the
+sheet is refused).
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal
+
+from flask_babel import gettext as _
+from sqlalchemy import select
+
+from ..extensions import db
+from ..models import Case, Player, Round, RoundTable, Sheet, Submission as SubmissionRow, Tournament
+from ..rules.points import sheet_hints
+from ..rules.ruleset import get_ruleset
+from ..sync import protocol
+from .common import ServiceError, StaleError, audit, bump
+from .pins import PinError, PinLocked, check_pin
+from .rounds import current_round
+from .tokens import TokenError, TokenExpired, read_table_token
+
+RECEIPT_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+RECEIPT_LENGTH = 6
+ACTOR = "phone"
+
+
+@dataclass
+class Answer:
+    http_status: int
+    body: dict
+
+
+class SyncRefusal(Exception):
+    """An answer that stores nothing. `commit`: the session holds something that
+    must be kept anyway (a wrong PIN's count)."""
+
+    def __init__(self, http_status: int, body: dict, commit: bool = False):
+        super().__init__(body.get("message") or body.get("error") or body["status"])
+        self.http_status = http_status
+        self.body = body
+        self.commit = commit
+
+    @property
+    def answer(self) -> Answer:
+        return Answer(self.http_status, self.body)
+
+
+def invalid(error: str, message: str, *, start_no: int | None = None, field: str | None = None,
+            **extra) -> SyncRefusal:
+    body = {"status": "invalid", "error": error, "message": message}
+    if start_no is not None:
+        body["start_no"] = start_no
+    if field is not None:
+        body["field"] = field
+    body.update(extra)
+    return SyncRefusal(422, body)
+
+
+def bad_request(message: str, field: str | None = None) -> SyncRefusal:
+    body = {"status": "bad-request", "message": message}
+    if field is not None:
+        body["field"] = field
+    return SyncRefusal(400, body)
+
+
+def forbidden(message: str) -> SyncRefusal:
+    return SyncRefusal(403, {"status": "forbidden", "message": message})
+
+
+def gone(message: str) -> SyncRefusal:
+    return SyncRefusal(410, {"status": "gone", "message": message})
+
+
+def refused(error: str, message: str, **extra) -> SyncRefusal:
+    return SyncRefusal(409, {"status": "refused", "error": error, "message": message, **extra})
+
+
+def from_protocol(e: protocol.ProtocolError) -> SyncRefusal:
+    """The protocol's English messages are for developers; what a player reads is translated."""
+    if e.code == "bad-request":
+        return bad_request(e.message, e.field)
+    s = e.start_no
+    messages = {
+        "hash-mismatch": lambda: _("The sheet changed after it was signed. Check the sums and sign again."),
+        "signature-hash": lambda: _("The signature of start number %(s)d is for other sums: sign again.", s=s),
+        "signature-missing": lambda: _("Start number %(s)d has not signed the sheet.", s=s),
+        "not-at-table": lambda: _("Start number %(s)d does not sit at this table.", s=s),
+    }
+    message = messages[e.code]() if e.code in messages else e.message
+    return invalid(e.code, message, start_no=s, field=e.field)
+
+
+def pin_refusal(e: PinError) -> SyncRefusal:
+    if isinstance(e, PinLocked):
+        return SyncRefusal(423, {"status": "locked", "start_no": e.start_no, "until": iso_utc(e.until),
+                                 "message": str(e)}, commit=True)
+    extra = {"attempts_left": e.attempts_left} if e.attempts_left is not None else {}
+    refusal = invalid(e.code, str(e), start_no=e.start_no, **extra)
+    refusal.commit = True
+    return refusal
+
+
+def iso_utc(dt) -> str:
+    """Stored times are naive UTC."""
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def cents_text(cents: int) -> str:
+    return f"{Decimal(cents).scaleb(-2):.2f}"
+
+
+def text_cents(text: str) -> int:
+    return int(Decimal(text).scaleb(2))
+
+
+# --------------------------------------------------------------------------- the table a token opens
+
+
+def read_token(token: str) -> tuple[int, int, int]:
+    try:
+        return read_table_token(token)
+    except TokenExpired as e:
+        raise gone(str(e)) from e
+    except TokenError as e:
+        raise forbidden(str(e)) from e
+
+
+def load_tournament(tid: int, lock: bool = False) -> Tournament:
+    """With `lock`, the tournament row is locked until commit (PostgreSQL; SQLite's
+    BEGIN IMMEDIATE already serialises writers): submissions for one tournament
+    take their turn, so two phones never both find a table empty, and the
+    version bump never meets a concurrent one."""
+    q = select(Tournament).where(Tournament.id == tid)
+    if lock:
+        q = q.with_for_update().execution_options(populate_existing=True)
+    t = db.session.scalar(q)
+    if t is None:
+        raise gone(_("This tournament is no longer on this server."))
+    return t
+
+
+def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, RoundTable]:
+    """The table, if its round is the one being played now."""
+    r = next((x for x in t.rounds if x.number == round_no), None)
+    tab = next((x for x in r.tables if x.number == table_no), None) if r else None
+    if tab is None:
+        raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
+    if r.status == "closed":
+        raise gone(_("Round %(n)d is over: its sheets go to the referee now.", n=r.number))
+    if r is not current_round(t) or r.status != "published":
+        raise gone(_("This sheet is for round %(n)d, which is not the round being played now.", n=r.number))
+    return r, tab
+
+
+def seated_player(t: Tournament, tab: RoundTable, start_no: int) -> Player:
+    player = next((p for p in t.players if p.start_no == start_no), None)
+    if player is None or start_no not in tab.players:
+        raise invalid("not-at-table", _("Start number %(s)d does not sit at this table.", s=start_no),
+                      start_no=start_no)
+    return player
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def case_of(sheet: Sheet) -> Case | None:
+    return db.session.scalar(select(Case).where(Case.sheet_id == sheet.id).order_by(Case.id.desc()).limit(1))
+
+
+def sheet_answer(sheet: Sheet, case: Case | None = None) -> Answer:
+    """What a phone is told about a stored sheet."""
+    if sheet.status in ("accepted", "superseded"):
+        return Answer(200, {"status": "accepted", "receipt": sheet.receipt, "version": sheet.version})
+    case = case or case_of(sheet)
+    case_id = case.id if case else None
+    if sheet.status == "dispute":
+        return Answer(202, {"status": "dispute", "receipt": sheet.receipt, "case": case_id,
+                            "version": sheet.version})
+    reason = case.kind if case and case.kind in ("negative-sum", "correction") else \
+        ("correction" if sheet.base_version else "negative-sum")
+    return Answer(202, {"status": "needs-referee", "reason": reason, "receipt": sheet.receipt, "case": case_id,
+                        "version": sheet.version})
+
+
+def replay(stored: SubmissionRow, content_hash: str) -> Answer:
+    if stored.content_hash != content_hash:
+        raise refused("idempotency-conflict", _("This sheet was already sent with other sums. "
+                                                "Nothing was stored: check the sheet with the referee."))
+    return Answer(stored.http_status, {**stored.response, "replay": True})
+
+
+def find_submission(key: str) -> SubmissionRow | None:
+    return db.session.get(SubmissionRow, key)
+
+
+def stored_answer(sub: protocol.Submission) -> Answer | None:
+    """The answer already stored for this key (after a lost race for it), if any."""
+    stored = db.session.get(SubmissionRow, sub.idempotency_key)
+    return replay(stored, sub.content.hash) if stored is not None else None
+
+
+def new_receipt(t: Tournament) -> str:
+    used = set(db.session.scalars(
+        select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
+        .where(Round.tournament_id == t.id, Sheet.receipt.is_not(None))))
+    while True:
+        receipt = "".join(secrets.choice(RECEIPT_ALPHABET) for _i in range(RECEIPT_LENGTH))
+        if receipt not in used:
+            return receipt
+
+
+def next_version(tab: RoundTable) -> int:
+    """Every sheet of a table, counted or not, has a version of its own."""
+    return max((s.version for s in tab.sheets), default=0) + 1
+
+
+# --------------------------------------------------------------------------- submitting
+
+
+def _check_content(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
+    c = sub.content
+    if list(c.players) != list(tab.players):
+        stranger = next((s for s in c.players if s not in tab.players), None)
+        if stranger is not None:
+            raise invalid("not-at-table", _("Start number %(s)d does not sit at this table.", s=stranger),
+                          start_no=stranger, field="content.players")
+        raise invalid("not-at-table", _("The sheet must list the players of table %(t)d in their seat order: "
+                                        "%(players)s.", t=tab.number, players=", ".join(map(str, tab.players))),
+                      field="content.players")
+    try:
+        protocol.check_hashes(sub)
+        protocol.check_signed_by(sub, tab.players)
+    except protocol.ProtocolError as e:
+        raise from_protocol(e) from e
+    if tab.pending_dq and tab.pending_dq.get("players"):
+        # a disqualification decides which sums count (SEM-D1): the desk enters this table
+        raise invalid("desk-only", _("A player at table %(t)d is disqualified: this sheet is entered at the "
+                                     "results desk.", t=tab.number))
+    rs = get_ruleset(t.ruleset)
+    sums = [Decimal(cents_text(x)) for x in c.sums_cents]
+    expected = rs.expected_total(len(sums))
+    if expected is not None and sum(sums) != expected:
+        raise invalid("wrong-total", _("The sums total %(total)s, the table total must be %(exp)s (SEM-C5).",
+                                       total=f"{sum(sums):.2f}", exp=f"{expected:.2f}"), field="content.sums_cents")
+    for h in sheet_hints(rs, sums):
+        if h.blocking and h.position is not None:
+            raise invalid("impossible-sum", _("A sum of %(sum)s is impossible: one game costs at most %(max)s "
+                                              "(SEM-C11).", sum=f"{sums[h.position]:.2f}",
+                                              max=f"{rs.max_payment_per_game:.2f}"),
+                          start_no=c.players[h.position], field=f"content.sums_cents[{h.position}]")
+    if c.negative and not c.note.strip():
+        raise invalid("note-required", _("A negative sum needs the note of the last game (SEM-C8): its type and "
+                                         "payment."), field="content.note")
+
+
+def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:
+    """A sheet of this table this one repeats: the same signed content, or —
+    for a first sheet — the same sums on the counted paper sheet."""
+    for s in tab.sheets:
+        if s.status != "rejected" and s.content_hash == h:
+            return s
+    cur = tab.sheet
+    if (c.base_version == 0 and cur is not None and cur.content_hash is None and not cur.disqualified
+            and [text_cents(x) for x in cur.sums] == list(c.sums_cents)):
+        return cur
+    return None
+
+
+def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
+    for start_no in tab.players:
+        player = seated_player(t, tab, start_no)
+        try:
+            check_pin(t, player, sub.signature_of(start_no).pin)
+        except PinError as e:
+            raise pin_refusal(e) from e
+
+
+def submit(sub: protocol.Submission) -> Answer:
+    """Check and store one signed sheet (docs/SYNC.md, POST /api/v1/sheets)."""
+    tid, round_no, table_no = read_token(sub.token)
+    c = sub.content
+    if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
+        raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
+    t = load_tournament(tid, lock=True)
+    h = c.hash
+    stored = find_submission(sub.idempotency_key)
+    if stored is not None:
+        return replay(stored, h)
+    r, tab = playing_table(t, round_no, table_no)
+    _check_content(t, tab, sub)
+
+    same = _same_sheet(tab, c, h)
+    if same is not None:
+        _check_pins(t, tab, sub)
+        if same.receipt is None:  # a paper sheet the phone confirms
+            same.receipt = new_receipt(t)
+        answer = sheet_answer(same)
+        _store_submission(sub, h, tab, same, answer)
+        audit("sheet.confirm", ACTOR, {"round": r.number, "table": tab.number, "version": same.version,
+                                       "receipt": same.receipt, "content_hash": h,
+                                       "key": sub.idempotency_key}, t.id)
+        return answer
+
+    current = tab.sheet
+    if c.base_version and (current is None or current.version != c.base_version):
+        raise refused("stale-version", _("This correction is for version %(v)d of the sheet, but the table's "
+                                         "sheet is now version %(cur)d. Reload the table.",
+                                         v=c.base_version, cur=current.version if current else 0),
+                      current_version=current.version if current else 0)
+    _check_pins(t, tab, sub)
+
+    other = None
+    if c.base_version:
+        status, kind = "pending", "correction"  # SEM-C4: the referee signs a red-pen correction
+    else:
+        waiting = [s for s in tab.sheets if s.status == "pending" and not s.base_version]
+        other = current or (waiting[-1] if waiting else None)
+        if other is not None:
+            status, kind = "dispute", "dispute"
+        elif c.negative:
+            status, kind = "pending", "negative-sum"  # SEM-C8: counts once the referee co-signs
+        else:
+            status, kind = "accepted", None
+    sheet = Sheet(table=tab, version=next_version(tab), status=status,
+                  sums=[cents_text(x) for x in c.sums_cents], source="phone", note=c.note, created_by=ACTOR,
+                  content_hash=h, signatures=[sub.signature_of(s).stored() for s in tab.players],
+                  receipt=new_receipt(t), base_version=c.base_version)
+    db.session.add(sheet)
+    db.session.flush()
+    case = None
+    if kind is not None:
+        case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind=kind, status="open",
+                    sheet_id=sheet.id, other_sheet_id=other.id if other else None, created_by=ACTOR,
+                    payload={"receipt": sheet.receipt, "version": sheet.version, "sums_cents": list(c.sums_cents),
+                             "note": c.note, "base_version": c.base_version, "negative": c.negative,
+                             "other_version": other.version if other else None})
+        db.session.add(case)
+        db.session.flush()
+    answer = sheet_answer(sheet, case)
+    _store_submission(sub, h, tab, sheet, answer)
+    bump(t)
+    audit("sheet.phone", ACTOR, {"round": r.number, "table": tab.number, "version": sheet.version,
+                                 "status": status, "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt,
+                                 "content_hash": h, "base_version": c.base_version,
+                                 "case": case.id if case else None, "key": sub.idempotency_key,
+                                 "signed_by": list(tab.players)}, t.id)
+    return answer
+
+
+def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: Sheet, answer: Answer) -> None:
+    db.session.add(SubmissionRow(idempotency_key=sub.idempotency_key, table_id=tab.id, content_hash=h,
+                                 sheet_id=sheet.id, http_status=answer.http_status, response=answer.body))
+
+
+# --------------------------------------------------------------------------- PIN check, table state
+
+
+def check_table_pin(token: str, start_no: int, pin: str) -> Answer:
+    """POST /api/v1/pin: one player's PIN, checked at once (failures count)."""
+    tid, round_no, table_no = read_token(token)
+    t = load_tournament(tid)
+    _r, tab = playing_table(t, round_no, table_no)
+    player = seated_player(t, tab, start_no)
+    try:
+        check_pin(t, player, pin)
+    except PinError as e:
+        raise pin_refusal(e) from e
+    return Answer(200, {"status": "ok"})
+
+
+def shown_sheet(tab: RoundTable) -> Sheet | None:
+    """The sheet a phone is shown: the counted one, else the newest waiting for a referee."""
+    if tab.sheet is not None:
+        return tab.sheet
+    waiting = [s for s in tab.sheets if s.status in ("pending", "dispute")]
+    return waiting[-1] if waiting else None
+
+
+def table_state(token: str) -> dict:
+    """GET /api/v1/table: what the server has for the token's table."""
+    tid, round_no, table_no = read_token(token)
+    t = load_tournament(tid)
+    r, tab = playing_table(t, round_no, table_no)
+    rs = get_ruleset(t.ruleset)
+    by_no = {p.start_no: p for p in t.players}
+    expected = rs.expected_total(len(tab.players))
+    sheet = shown_sheet(tab)
+    return {
+        "status": "ok", "round": r.number, "table": tab.number,
+        "players": [{"start_no": s, "name": by_no[s].name if s in by_no else "?",
+                     "club": (by_no[s].club or "") if s in by_no else ""} for s in tab.players],
+        "cards_position": rs.cards_position(r.number),
+        "total_cents": text_cents(f"{expected:.2f}") if expected is not None else None,
+        "sheet": None if sheet is None else {
+            "version": sheet.version, "receipt": sheet.receipt, "sums_cents": [text_cents(x) for x in sheet.sums],
+            "status": sheet.status,
+            # red pen: it replaced an earlier counted version, or SEM-C5 changed its sums
+            "corrected": sheet.entered_sums is not None or any(s.status == "superseded" for s in tab.sheets)},
+    }
+
+
+# --------------------------------------------------------------------------- referee decisions
+
+
+def accept_pending(sheet: Sheet, actor: str) -> None:
+    """The referee approves a sheet waiting for them (a negative sum, a correction,
+    or one side of a dispute): it becomes the table's counted sheet and the one
+    counted before is kept, superseded. Closing the case is the caller's."""
+    tab = sheet.table
+    r = tab.round
+    t = r.tournament
+    if sheet.status not in ("pending", "dispute"):
+        raise ServiceError(_("This sheet is not waiting for a decision."))
+    if r.status == "closed":
+        raise ServiceError(_("Round %(n)d is closed: use a correction (SEM-C10).", n=r.number))
+    current = tab.sheet
+    if sheet.base_version and (current is None or current.version != sheet.base_version):
+        raise StaleError(_("This correction was made to version %(v)d of the sheet, but table %(t)d now counts "
+                           "version %(cur)d.", v=sheet.base_version, t=tab.number,
+                           cur=current.version if current else 0))
+    if current is not None:
+        current.status = "superseded"
+    sheet.status = "accepted"
+    bump(t)
+    audit("sheet.accept", actor, {"round": r.number, "table": tab.number, "version": sheet.version,
+                                  "receipt": sheet.receipt, "sums": sheet.sums,
+                                  "superseded": current.version if current else None}, t.id)
+
+
+def reject_pending(sheet: Sheet, actor: str, reason: str = "") -> None:
+    """The referee refuses a sheet waiting for them; it stays stored, marked rejected."""
+    tab = sheet.table
+    if sheet.status not in ("pending", "dispute"):
+        raise ServiceError(_("This sheet is not waiting for a decision."))
+    sheet.status = "rejected"
+    audit("sheet.reject", actor, {"round": tab.round.number, "table": tab.number, "version": sheet.version,
+                                  "receipt": sheet.receipt, "reason": reason},
+          tab.round.tournament_id)

@@ -1,0 +1,535 @@
+/* The table's score sheet on the winner's phone (SEM-B5, C4, C6, C8):
+   trial entry with the live total and points, confirmed (locked) sums, three
+   signatures (finger + PIN) bound to the content hash, then the outbox.
+   Every text comes translated from the page (#sheet-strings). */
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("sheet-data").textContent);
+  var S = JSON.parse(document.getElementById("sheet-strings").textContent);
+  var N = D.players.length;
+  var Outbox = window.ListokOutbox;
+  var state = { draft: null, item: null, result: null, server: D.sheet, pad: null, busy: false };
+
+  function $(id) { return document.getElementById(id); }
+  function show(el, on) { el.hidden = !on; }
+  function fmt(text, values) {
+    return text.replace(/%\((\w+)\)[sd]/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // ------------------------------------------------------------------ numbers
+
+  function amount(cents) {
+    var c = Math.abs(cents);
+    var whole = String(Math.floor(c / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, D.money.group);
+    return whole + D.money.decimal + ("0" + (c % 100)).slice(-2);
+  }
+  function money(cents) { return (cents < 0 ? "-" : "") + D.money.template.replace("{}", amount(cents)); }
+
+  /* "14,50", "14.5", "-1", "−3,20 €" → cents; null when empty; NaN when not an amount */
+  function parseSum(text) {
+    var t = String(text || "").replace(/[\s\u00a0\u202f€]/g, "").replace(/[\u2212\u2013]/g, "-").replace(",", ".");
+    if (!t) return null;
+    var m = /^([+-]?)(\d{0,6})(?:\.(\d{0,2}))?$/.exec(t);
+    if (!m || (!m[2] && !m[3])) return NaN;
+    var cents = parseInt(m[2] || "0", 10) * 100 + parseInt(((m[3] || "") + "00").slice(0, 2), 10);
+    return m[1] === "-" && cents ? -cents : cents;
+  }
+
+  /* SEM-C6: places 5/3/1, equal sums share the points of the places they span */
+  function tablePoints(sums) {
+    var order = sums.map(function (_s, i) { return i; }).sort(function (a, b) { return sums[b] - sums[a]; });
+    var pts = [], place = 0, by = D.place_points;
+    while (place < order.length) {
+      var end = place;
+      while (end + 1 < order.length && sums[order[end + 1]] === sums[order[place]]) end++;
+      var total = 0, k;
+      for (k = place; k <= end; k++) total += by[k];
+      for (k = place; k <= end; k++) pts[order[k]] = total / (end - place + 1);
+      place = end + 1;
+    }
+    return pts;
+  }
+  function pointsText(p) {
+    return fmt(S.points, { points: String(Math.round(p * 100) / 100).replace(".", D.money.decimal) });
+  }
+
+  // ------------------------------------------------------------------ content and hash
+
+  function contentOf(sums, note, base) {
+    // keys in sorted order: JSON.stringify then gives the canonical form of docs/SYNC.md
+    return {
+      base_version: base, note: note, players: D.players.map(function (p) { return p.start_no; }),
+      protocol: D.protocol, round: D.round, sums_cents: sums, table: D.table, tournament: D.tournament
+    };
+  }
+  function hex(buf) {
+    return Array.prototype.map.call(new Uint8Array(buf), function (b) { return (b + 0x100).toString(16).slice(1); }).join("");
+  }
+  function sha256(text) {
+    if (window.crypto && crypto.subtle && window.TextEncoder) {
+      return crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then(hex,
+        function () { return window.listokSha256(text); });
+    }
+    return Promise.resolve(window.listokSha256(text));  // plain HTTP: no WebCrypto
+  }
+
+  // ------------------------------------------------------------------ talking to the server
+
+  function api(url, body, timeout) {
+    var ctrl = window.AbortController ? new AbortController() : null;
+    var timer = ctrl ? setTimeout(function () { ctrl.abort(); }, timeout || 8000) : null;
+    var opts = { credentials: "same-origin", cache: "no-store", headers: { "Accept": "application/json" },
+      signal: ctrl ? ctrl.signal : undefined };
+    if (body) {
+      opts.method = "POST";
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    return fetch(url, opts).then(function (res) {
+      return res.json().then(function (d) { return { http: res.status, data: d }; },
+        function () { return { http: res.status, data: null }; });
+    }).finally(function () { if (timer) clearTimeout(timer); });
+  }
+
+  function refreshServer() {
+    return api(D.api.table + "?token=" + encodeURIComponent(D.token)).then(function (ans) {
+      if (ans.data && ans.data.status === "ok") {
+        state.server = ans.data.sheet;
+        render();
+      } else if (ans.data && ans.http === 410) {
+        state.gone = true;
+        render();
+      }
+    }, function () { /* offline: the page's own data stays */ });
+  }
+
+  /* Online: is the PIN right? Offline or server trouble: the server checks it on submit. */
+  function checkPin(startNo, pin) {
+    if (navigator.onLine === false) return Promise.resolve({ ok: true });
+    return api(D.api.pin, { token: D.token, start_no: startNo, pin: pin }).then(function (ans) {
+      var d = ans.data;
+      if (d && d.status === "ok") return { ok: true };
+      if (!d || ans.http >= 500) return { ok: true };
+      return { ok: false, problem: d };
+    }, function () { return { ok: true }; });
+  }
+
+  // ------------------------------------------------------------------ messages
+
+  function timeText(iso) {
+    var d = new Date(iso);
+    return isNaN(d) ? iso : ("0" + d.getHours()).slice(-2) + ":" + ("0" + d.getMinutes()).slice(-2);
+  }
+  function problemText(p) {
+    if (!p) return "";
+    var sn = p.start_no;
+    if (p.status === "locked") return fmt(S.locked, { start_no: sn, time: timeText(p.until) });
+    if (p.error === "wrong-pin") {
+      return p.attempts_left !== undefined && p.attempts_left !== null
+        ? fmt(S.wrong_pin_left, { start_no: sn, left: p.attempts_left }) : fmt(S.wrong_pin, { start_no: sn });
+    }
+    if (p.error === "stale-version") return S.stale_version;
+    if (p.error === "idempotency-conflict") return S.idempotency_conflict;
+    if (p.status === "gone") return S.gone;
+    if (p.status === "forbidden") return S.forbidden;
+    return p.message || S.refused;
+  }
+  function resultText(r) {
+    if (r.status === "dispute") return fmt(S.dispute, { receipt: r.receipt });
+    if (r.status === "needs-referee") {
+      return fmt(r.reason === "correction" ? S.referee_correction : S.referee_negative, { receipt: r.receipt });
+    }
+    return fmt(S.sent, { receipt: r.receipt });
+  }
+
+  // ------------------------------------------------------------------ drafts
+
+  function typedOf(cents) {
+    return (cents < 0 ? "-" : "") + amount(cents).split(D.money.group).join("");
+  }
+  function newDraft(base) {
+    return {
+      token: D.token, typed: D.players.map(function (_p, i) { return base ? typedOf(base.sums_cents[i]) : ""; }),
+      note: "", locked: false, content: null, content_hash: null, signatures: [],
+      base_version: base ? base.version : 0, base_sums: base ? base.sums_cents : null
+    };
+  }
+  var saveTimer = null;
+  function saveDraft(now) {
+    if (saveTimer) clearTimeout(saveTimer);
+    var d = state.draft;
+    if (!d) return Promise.resolve();
+    if (now) return Outbox.saveDraft(d);
+    saveTimer = setTimeout(function () { Outbox.saveDraft(d); }, 300);
+    return Promise.resolve();
+  }
+
+  function entered() {
+    var sums = state.draft.typed.map(parseSum);
+    var complete = sums.every(function (s) { return typeof s === "number" && !isNaN(s); });
+    var total = complete ? sums.reduce(function (a, b) { return a + b; }, 0) : null;
+    var negative = complete && sums.some(function (s) { return s < 0; });
+    return { sums: sums, complete: complete, total: total, negative: negative };
+  }
+
+  // ------------------------------------------------------------------ rendering
+
+  function render() {
+    var d = state.draft, item = state.item, mode;
+    if (item) mode = "outbox";
+    else if (state.gone) mode = "done";  // the round is over: nothing can be sent any more
+    else if (d) mode = d.locked ? "signing" : "entry";
+    else mode = "done";
+    document.documentElement.setAttribute("data-sheet-mode", mode);
+    show($("no-sheet"), !state.server && !state.result && !item && !state.gone);
+    show($("entry"), mode === "entry");
+    show($("signing"), mode === "signing");
+    renderStatus(mode);
+    if (mode === "entry") renderEntry();
+    if (mode === "signing") renderSigning();
+  }
+
+  function sumsTable(table, sums, base) {
+    table.textContent = "";
+    var pts = tablePoints(sums);
+    D.players.forEach(function (p, i) {
+      var tr = el("tr");
+      var who = el("td");
+      who.appendChild(el("span", "seat-no", String(p.start_no)));
+      who.appendChild(document.createTextNode(" " + p.name));
+      var sum = el("td", "num sum-cell", money(sums[i]));
+      if (base && base[i] !== sums[i]) sum.classList.add("red-pen");
+      tr.appendChild(who);
+      tr.appendChild(sum);
+      tr.appendChild(el("td", "num", pointsText(pts[i])));
+      table.appendChild(tr);
+    });
+  }
+
+  function renderStatus(mode) {
+    var box = $("status"), server = state.server, r = state.result, item = state.item;
+    var title = "", message = "", kind = "", shown = null, base = null, receipt = "";
+    var buttons = { "send-now": false, discard: false, repin: false, correct: false };
+    if (mode === "outbox") {
+      shown = item.body.content.sums_cents;
+      base = item.base_sums || null;
+      if (item.state === "blocked") {
+        var p = item.problem || {};
+        kind = "is-blocked";
+        title = S.not_sent;
+        message = problemText(p);
+        if (p.error === "wrong-pin" && p.start_no) {
+          var who = D.players.filter(function (x) { return x.start_no === p.start_no; })[0];
+          $("repin-label").textContent = fmt(S.pin_of, { start_no: p.start_no, name: who ? who.name : "" });
+          buttons.repin = true;
+        } else if (p.status === "locked") {
+          buttons["send-now"] = true;
+        } else {
+          buttons.discard = true;
+        }
+      } else {
+        kind = "is-waiting";
+        title = S.waiting_title;
+        message = S.waiting;
+        buttons["send-now"] = true;
+      }
+    } else if (state.gone) {
+      title = S.gone_title;
+      message = S.gone;
+    } else if (r && !(r.status === "accepted" && server && server.receipt !== r.receipt)) {
+      // this phone's own sheet, unless the server has since counted another one
+      kind = r.status === "accepted" ? "is-sent" : "is-referee";
+      title = r.status === "accepted" ? S.sent_title : S.referee_title;
+      message = resultText(r);
+      receipt = r.receipt;
+      shown = r.sums_cents;
+      buttons.correct = mode === "done" && !!server && server.status === "accepted";
+    } else if (server) {
+      // another phone (or the results desk) got there first
+      kind = server.status === "accepted" ? "is-sent" : "is-referee";
+      title = S.received_title;
+      message = fmt(server.status === "accepted" ? S.received : S.received_pending, { receipt: server.receipt || "–" });
+      shown = server.sums_cents;
+      buttons.correct = server.status === "accepted";
+    }
+    if (mode === "entry" || mode === "signing") {
+      // a correction being made, or nothing known yet: the form says it all
+      if (!server || (state.draft && state.draft.base_version)) title = "";
+      buttons.correct = false;
+      receipt = "";
+    }
+    box.className = "card status-box " + kind;
+    $("status-title").textContent = title;
+    $("status-text").textContent = message;
+    $("receipt").textContent = receipt;
+    show($("receipt"), !!receipt);
+    Object.keys(buttons).forEach(function (id) { show($(id), buttons[id]); });
+    if (buttons.repin && document.activeElement !== $("repin-pin")) $("repin-pin").value = "";
+    var table = $("status-sums");
+    show(table, !!shown && !!title);
+    if (shown) sumsTable(table, shown, base);
+    show(box, !!title);
+  }
+
+  function renderEntry() {
+    var d = state.draft, e = entered();
+    show($("correction-banner"), !!d.base_version);
+    if (d.base_version) $("correction-banner").textContent = fmt(S.correction_banner, { version: d.base_version });
+    var pts = e.complete ? tablePoints(e.sums) : null;
+    D.players.forEach(function (p, i) {
+      var input = $("sum" + i), out = $("points" + i), s = e.sums[i];
+      if (input.value !== d.typed[i]) input.value = d.typed[i];
+      var bad = typeof s === "number" && isNaN(s);
+      input.classList.toggle("is-bad", bad);
+      input.setAttribute("aria-invalid", bad ? "true" : "false");
+      input.classList.toggle("red-pen", !!d.base_sums && !bad && s !== null && s !== d.base_sums[i]);
+      out.textContent = bad ? S.not_amount : (pts ? pointsText(pts[i]) : "");
+      out.classList.toggle("error", bad);
+    });
+    var partial = e.sums.reduce(function (a, s) { return a + (typeof s === "number" && !isNaN(s) ? s : 0); }, 0);
+    $("total").textContent = money(partial);
+    var hint = "", ok = false;
+    if (!e.complete) hint = S.enter_all;
+    else if (D.total_cents === null) ok = true;  // a rule set without a fixed table total
+    else if (e.total < D.total_cents) hint = fmt(S.total_short, { missing: money(D.total_cents - e.total) });
+    else if (e.total > D.total_cents) hint = fmt(S.total_over, { over: money(e.total - D.total_cents) });
+    else ok = true;
+    $("total-line").classList.toggle("is-ok", ok);
+    show($("note-box"), e.negative);
+    if ($("note").value !== d.note) $("note").value = d.note;
+    if (ok && e.negative && !d.note.trim()) { hint = S.note_needed; ok = false; }
+    $("total-hint").textContent = ok ? S.total_ok : hint;
+    $("total-hint").classList.toggle("is-ok", ok);
+    $("confirm").disabled = !ok;
+  }
+
+  function renderSigning() {
+    var d = state.draft, sums = d.content.sums_cents, k = d.signatures.length;
+    sumsTable($("locked-sums"), sums, d.base_sums);
+    show($("locked-note"), !!d.content.note);
+    $("locked-note").textContent = d.content.note ? fmt(S.note_shown, { note: d.content.note }) : "";
+    var referee = d.content.base_version ? S.referee_will_correction
+      : (sums.some(function (s) { return s < 0; }) ? S.referee_will_negative : "");
+    $("referee-needed").textContent = referee;
+    show($("referee-needed"), !!referee);
+    show($("change"), k === 0);
+    show($("change-gone"), k > 0);
+    var list = $("signers");
+    list.textContent = "";
+    D.players.forEach(function (p, i) {
+      var li = el("li", i < k ? "is-signed" : (i === k ? "is-next" : ""));
+      li.appendChild(el("span", "seat-no", String(p.start_no)));
+      li.appendChild(document.createTextNode(" " + p.name + " "));
+      li.appendChild(el("b", "sig-state", i < k ? S.signed_mark : (i === k ? S.signing_now : S.to_sign)));
+      if (i === k) li.setAttribute("aria-current", "step");
+      list.appendChild(li);
+    });
+    var p = D.players[k];
+    $("sig-turn").textContent = fmt(S.sign_as, { position: k + 1, start_no: p.start_no, name: p.name });
+    $("pin-label").textContent = fmt(S.pin_of, { start_no: p.start_no, name: p.name });
+    if (!state.pad) {
+      state.pad = window.ListokSignature.create($("sig-pad"));
+    } else {
+      state.pad.fit();
+    }
+  }
+
+  // ------------------------------------------------------------------ actions
+
+  function onInput(i, value) {
+    state.draft.typed[i] = value;
+    saveDraft(false);
+    renderEntry();
+  }
+
+  function toggleSign(i) {
+    var v = state.draft.typed[i].trim();
+    onInput(i, v.charAt(0) === "-" || v.charAt(0) === "\u2212" ? v.slice(1) : "-" + v);
+    $("sum" + i).focus();
+  }
+
+  function confirmSums(ev) {
+    if (ev) ev.preventDefault();
+    var e = entered(), d = state.draft;
+    if (!e.complete || (D.total_cents !== null && e.total !== D.total_cents) || (e.negative && !d.note.trim())) {
+      return;
+    }
+    var content = contentOf(e.sums, e.negative ? d.note.trim() : "", d.base_version);
+    $("confirm").disabled = true;
+    sha256(JSON.stringify(content)).then(function (h) {
+      d.content = content;
+      d.content_hash = h;
+      d.locked = true;
+      d.signatures = [];
+      return saveDraft(true);
+    }).then(function () {
+      render();
+      $("signing").scrollIntoView({ block: "start" });
+    });
+  }
+
+  function changeSums() {
+    var d = state.draft;
+    if (d.signatures.length) return;  // signed sums change only as a correction (SEM-C4)
+    d.locked = false;
+    d.content = null;
+    d.content_hash = null;
+    saveDraft(true).then(function () { render(); $("sum0").focus(); });
+  }
+
+  function sign() {
+    if (state.busy) return;
+    var d = state.draft, k = d.signatures.length, p = D.players[k];
+    var pin = $("pin").value.trim(), err = $("sig-error");
+    err.textContent = "";
+    if (state.pad.isEmpty()) { err.textContent = S.draw_first; return; }
+    if (!pin) { err.textContent = S.pin_first; $("pin").focus(); return; }
+    state.busy = true;
+    $("sig-ok").disabled = true;
+    checkPin(p.start_no, pin).then(function (res) {
+      if (!res.ok) {
+        err.textContent = problemText(res.problem);
+        $("pin").value = "";
+        return;
+      }
+      d.signatures.push({
+        start_no: p.start_no, pin: pin, hash: d.content_hash, drawing: state.pad.path(),
+        signed_at: new Date().toISOString().replace(/\.\d+Z$/, "Z")
+      });
+      $("pin").value = "";
+      state.pad.clear();
+      if (d.signatures.length < N) return saveDraft(true).then(render);
+      return finish();
+    }).finally(function () { state.busy = false; $("sig-ok").disabled = false; });
+  }
+
+  /* All signed: into the outbox first, and only then does the page say so. */
+  function finish() {
+    var d = state.draft;
+    var body = {
+      token: D.token, idempotency_key: Outbox.uuid(), content: d.content, content_hash: d.content_hash,
+      signatures: d.signatures
+    };
+    return Outbox.add(D.token, body, { base_sums: d.base_sums }).then(function (item) {
+      state.item = item;
+      state.draft = null;
+      render();
+      window.scrollTo(0, 0);
+      return Outbox.flush(true);
+    }, function () {
+      $("sig-error").textContent = S.storage_failed;
+      d.signatures.pop();
+    });
+  }
+
+  function startCorrection() {
+    var base = state.server;
+    if (!base) return;
+    state.draft = newDraft(base);
+    state.result = null;
+    saveDraft(true).then(function () { render(); $("sum0").focus(); });
+  }
+
+  function reload() {
+    return Promise.all([Outbox.forToken(D.token), Outbox.result(D.token), Outbox.draft(D.token)]).then(function (x) {
+      var items = x[0];
+      state.item = items.length ? items[items.length - 1] : null;
+      state.result = x[1] || null;
+      if (!state.item) state.draft = x[2] || state.draft;
+      if (state.item) state.draft = null;
+      if (!state.item && !state.draft && !state.result && !state.server) state.draft = newDraft(null);
+      render();
+    });
+  }
+
+  // ------------------------------------------------------------------ offline mode
+
+  function setupOffline() {
+    var off = $("offline-off");
+    if (!window.isSecureContext || !("serviceWorker" in navigator)) {
+      off.textContent = window.isSecureContext ? S.offline_unsupported : S.offline_insecure;
+      show(off, true);
+      return;
+    }
+    show(off, false);
+    navigator.serviceWorker.register(D.sw, { scope: "/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (reg) {
+      return new Promise(function (resolve) {
+        var ch = new MessageChannel();
+        ch.port1.onmessage = function (ev) { resolve(!!(ev.data && ev.data.ok)); };
+        reg.active.postMessage({ type: "cache-page", url: location.href }, [ch.port2]);
+        setTimeout(function () { resolve(false); }, 15000);
+      });
+    }).then(function (ok) {
+      if (!ok) return;
+      show($("offline-ready"), true);
+      document.documentElement.setAttribute("data-offline", "ready");
+    }).catch(function () { /* no offline mode: the page still works online */ });
+  }
+
+  function fromCache() {
+    var nav = window.performance && performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    return !!(nav && nav.transferSize === 0 && nav.workerStart > 0);
+  }
+
+  // ------------------------------------------------------------------ wiring
+
+  function wire() {
+    D.players.forEach(function (_p, i) {
+      var input = $("sum" + i);
+      input.addEventListener("input", function () { onInput(i, input.value); });
+      input.addEventListener("keydown", function (ev) {
+        if (ev.key !== "Enter") return;
+        ev.preventDefault();
+        if (i < N - 1) $("sum" + (i + 1)).focus();
+        else if (!$("confirm").disabled) confirmSums();
+        else if (!$("note-box").hidden) $("note").focus();
+      });
+      $("toggle" + i).addEventListener("click", function () { toggleSign(i); });
+    });
+    $("note").addEventListener("input", function () { state.draft.note = $("note").value; saveDraft(false); renderEntry(); });
+    $("entry").addEventListener("submit", confirmSums);
+    $("change").addEventListener("click", changeSums);
+    $("sig-clear").addEventListener("click", function () { state.pad.clear(); $("sig-error").textContent = ""; });
+    $("sig-ok").addEventListener("click", sign);
+    $("pin").addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); sign(); } });
+    $("send-now").addEventListener("click", function () {
+      var item = state.item;
+      if (item && item.state === "blocked") Outbox.retry(item.idempotency_key);
+      else Outbox.flush(true);
+    });
+    $("repin-send").addEventListener("click", function () {
+      var item = state.item, pin = $("repin-pin").value.trim(), who = item && item.problem && item.problem.start_no;
+      if (!pin || !who) return;
+      Outbox.retry(item.idempotency_key, function (it) {
+        it.body.signatures.forEach(function (s) { if (s.start_no === who) s.pin = pin; });
+      });
+    });
+    $("discard").addEventListener("click", function () {
+      if (!state.item || !window.confirm(S.discard_confirm)) return;
+      Outbox.discard(state.item.idempotency_key).then(reload);
+    });
+    $("correct").addEventListener("click", startCorrection);
+    Outbox.onChange(function (ev) {
+      if (ev.token && ev.token !== D.token) return;
+      reload().then(function () {
+        if (ev.type === "sent" || ev.type === "blocked") refreshServer();
+      });
+    });
+    window.addEventListener("online", refreshServer);
+  }
+
+  wire();
+  setupOffline();
+  reload().then(function () {
+    Outbox.start();
+    if (fromCache() && navigator.onLine !== false) refreshServer();
+  });
+})();

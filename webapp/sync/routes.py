@@ -1,0 +1,117 @@
+"""The JSON API phones talk to (docs/SYNC.md), under /api/v1.
+
+No login and no CSRF token: the table's signed token in the body (or query)
+authorises a request for that table, and the players' PINs authorise their
+signatures. Every answer is JSON with a `status`, errors included.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+from flask_babel import gettext as _
+from sqlalchemy.exc import IntegrityError
+from werkzeug.exceptions import HTTPException
+
+from ..extensions import csrf, db
+from ..services import sheets
+from . import protocol
+
+bp = Blueprint("sync", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)
+
+# a sheet with every drawing at its 64 KB limit is well below this
+MAX_BODY = 1024 * 1024
+
+
+def _json(answer: sheets.Answer):
+    return jsonify(answer.body), answer.http_status
+
+
+def _body() -> dict:
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        raise sheets.SyncRefusal(413, {"status": "bad-request", "message": _("The sheet is too large to send.")})
+    data = request.get_json(force=True, silent=True)
+    if not isinstance(data, dict):
+        raise sheets.bad_request(_("The request is not a JSON object."))
+    return data
+
+
+def _refusal(e: sheets.SyncRefusal):
+    if e.commit:
+        db.session.commit()
+    else:
+        db.session.rollback()
+    return _json(e.answer)
+
+
+@bp.post("/sheets")
+def submit_sheet():
+    try:
+        sub = protocol.parse_submission(_body())
+    except protocol.ProtocolError as e:
+        return _refusal(sheets.from_protocol(e))
+    except sheets.SyncRefusal as e:
+        return _refusal(e)
+    try:
+        answer = sheets.submit(sub)
+        db.session.commit()
+    except sheets.SyncRefusal as e:
+        return _refusal(e)
+    except IntegrityError:
+        # the same key stored by a concurrent request first: answer what it stored
+        db.session.rollback()
+        try:
+            answer = sheets.stored_answer(sub)
+        except sheets.SyncRefusal as e:
+            return _refusal(e)
+        if answer is None:
+            raise
+    return _json(answer)
+
+
+@bp.post("/pin")
+def check_pin():
+    try:
+        token, start_no, pin = protocol.parse_pin_check(_body())
+        answer = sheets.check_table_pin(token, start_no, pin)
+    except protocol.ProtocolError as e:
+        return _refusal(sheets.from_protocol(e))
+    except sheets.SyncRefusal as e:
+        return _refusal(e)
+    db.session.commit()
+    return _json(answer)
+
+
+@bp.get("/table")
+def table():
+    token = request.args.get("token", "")
+    if not token or len(token) > protocol.MAX_TOKEN:
+        return _json(sheets.bad_request(_("The table link is missing."), "token").answer)
+    try:
+        return jsonify(sheets.table_state(token))
+    except sheets.SyncRefusal as e:
+        return _refusal(e)
+
+
+@bp.errorhandler(HTTPException)
+def http_error(e: HTTPException):
+    db.session.rollback()
+    status = "error" if e.code >= 500 else "bad-request"
+    return jsonify({"status": status, "error": e.name.lower().replace(" ", "-"), "message": e.description}), e.code
+
+
+@bp.app_errorhandler(404)
+@bp.app_errorhandler(405)
+def routing_error(e: HTTPException):
+    """An unknown URL or method under /api/v1 never reaches this blueprint's own
+    handler (routing fails first): answer JSON there too, and leave every other
+    page's error as it was."""
+    if request.path.startswith(bp.url_prefix + "/"):
+        return http_error(e)
+    return e
+
+
+@bp.after_request
+def no_store(response):
+    # answers about one moment of one table: never from a cache
+    response.headers["Cache-Control"] = "no-store"
+    return response

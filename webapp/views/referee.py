@@ -1,0 +1,103 @@
+"""The referee's phone: the queue of open cases (polled by htmx) and one case
+with its decision (SEM-C4 corrections, SEM-C8 negative sums, disputes, SEM-C9
+discrepancy reports). Referees and operators may both decide."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import format_time, format_timedelta, gettext as _, lazy_gettext as _l
+from flask_login import current_user
+
+from ..extensions import db, htmx
+from ..services import cases as svc
+from ..services.common import ServiceError
+from ..services.results import c4_old_by_seat
+from .auth import role_required
+
+bp = Blueprint("referee", __name__, url_prefix="/referee")
+referee_required = role_required("referee", "operator")
+
+KIND_LABELS = {
+    "dispute": _l("Two different sheets"),
+    "correction": _l("Correction before hand-in (SEM-C4)"),
+    "negative-sum": _l("Negative sum (SEM-C8)"),
+    "discrepancy": _l("Discrepancy reported (SEM-C9)"),
+}
+VERSION_LABELS = {
+    "before": _l("Before"),
+    "after": _l("New"),
+    "first": _l("Sheet 1"),
+    "second": _l("Sheet 2"),
+    "sheet": _l("Sheet"),
+    "counted": _l("Counted sheet"),
+}
+
+
+def age(seconds: int) -> str:
+    if seconds < 60:
+        return _("just now")
+    return format_timedelta(timedelta(seconds=-seconds), granularity="minute", threshold=2, add_direction=True)
+
+
+def hhmm(dt) -> str:
+    return format_time(dt, "HH:mm") if dt else ""
+
+
+def _ctx() -> dict:
+    return {"kind_labels": KIND_LABELS, "version_labels": VERSION_LABELS, "age": age, "hhmm": hhmm}
+
+
+# SEM-C4 red marks on every page that shows a sheet's sums (desk, print, table page)
+bp.app_template_global("sem_c4_old")(c4_old_by_seat)
+
+
+@bp.get("/")
+@referee_required
+def queue():
+    q = svc.queue()
+    if htmx:
+        if request.args.get("seen") == q["fingerprint"]:
+            return "", 204  # unchanged: htmx keeps the list as it is
+        return render_template("referee/_queue.html", q=q, **_ctx())
+    return render_template("referee/queue.html", q=q, **_ctx())
+
+
+def _case_page(cid: int, *, error: ServiceError | None = None, status: int = 200):
+    page = svc.case_page(svc.get_case(cid))
+    return render_template("referee/case.html", **page, error=str(error) if error else None,
+                           error_field=error.field if error else None, form=request.form, **_ctx()), status
+
+
+@bp.get("/case/<int:cid>")
+@referee_required
+def case(cid: int):
+    return _case_page(cid)
+
+
+def _decide(cid: int, decide, done: str):
+    c = svc.get_case(cid)
+    try:
+        decide(c)
+    except ServiceError as e:
+        db.session.rollback()
+        return _case_page(cid, error=e, status=422)
+    db.session.commit()
+    flash(done % {"id": cid, "table": c.table or 0, "round": c.round}, "success")
+    return redirect(url_for(".queue"))
+
+
+@bp.post("/case/<int:cid>/approve")
+@referee_required
+def approve(cid: int):
+    f = request.form
+    return _decide(cid, lambda c: svc.approve(c, current_user.label, choose=f.get("choose"), note=f.get("note")),
+                   _("Case %(id)d approved (round %(round)d, table %(table)d)."))
+
+
+@bp.post("/case/<int:cid>/reject")
+@referee_required
+def reject(cid: int):
+    f = request.form
+    return _decide(cid, lambda c: svc.reject(c, current_user.label, f.get("reason")),
+                   _("Case %(id)d rejected (round %(round)d, table %(table)d)."))
