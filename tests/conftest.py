@@ -130,3 +130,32 @@ def live_server(tmp_path):
     with app.app_context():
         _db.session.remove()
         _db.engine.dispose()
+
+
+@pytest.fixture
+def op(app, client):
+    """A client signed in as an operator, pages in English."""
+    from tests.helpers import login, make_user
+
+    make_user(app)
+    login(client)
+    client.set_cookie("lang", "en")
+    return client
+
+
+@pytest.fixture
+def ref(app, client):
+    """A client signed in as a referee, pages in English."""
+    from tests.helpers import login, make_user
+
+    make_user(app, "referee", role="referee")
+    login(client, "referee")
+    client.set_cookie("lang", "en")
+    return client
+
+
+@pytest.fixture
+def anon(client):
+    """A visitor who is not signed in, pages in English."""
+    client.set_cookie("lang", "en")
+    return client

@@ -4,6 +4,8 @@ from __future__ import annotations
 from webapp.extensions import db
 from webapp.models import User
 
+HX = {"HX-Request": "true"}
+
 
 def make_user(app, username="operator", password="secret-pass", role="operator") -> User:
     with app.app_context():
@@ -114,3 +116,20 @@ def signed_submission(app, tid, round_no, table_no, sums_cents, pins=None, key=N
                         "drawing": f"M 10 {10 + i} C 20 30, 40 30, 50 {12 + i} L 80 20",
                         "signed_at": "2026-03-14T10:51:02Z"} for i, s in enumerate(players)],
     }
+
+
+def text(response) -> str:
+    return response.get_data(as_text=True)
+
+
+def open_round(app, tid) -> int:
+    """Draw and publish the next round, no sheets in."""
+    from webapp.models import Tournament
+    from webapp.services import rounds
+
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        db.session.commit()
+        return r.number

@@ -9,13 +9,11 @@ import pytest
 from sqlalchemy import select, update
 from werkzeug.security import check_password_hash
 
-from tests.helpers import issue_pins, login, make_tournament, make_user
+from tests.helpers import HX, issue_pins, login, make_tournament, make_user
 from webapp.extensions import db
 from webapp.models import AuditEntry, Player, Tournament, utcnow
 from webapp.services import pins
 from webapp.services.common import ServiceError
-
-HX = {"HX-Request": "true"}
 
 
 def player(tid, start_no) -> Player:
@@ -25,14 +23,6 @@ def player(tid, start_no) -> Player:
 @pytest.fixture
 def tid(app):
     return make_tournament(app, 9)
-
-
-@pytest.fixture
-def op(app, client):
-    make_user(app)
-    login(client)
-    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
-    return client
 
 
 # --------------------------------------------------------------------------- the service

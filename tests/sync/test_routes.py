@@ -10,7 +10,7 @@ import pytest
 from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import func, select, update
 
-from tests.helpers import issue_pins, login, make_tournament, make_user, signed_submission
+from tests.helpers import issue_pins, login, make_tournament, make_user, open_round, signed_submission
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Player, Round, RoundTable, Sheet, Submission, Tournament, utcnow
 from webapp.services import rounds, sheets as sheet_service
@@ -69,15 +69,6 @@ class Game:
 
     def player(self, start_no) -> Player:
         return db.session.scalar(select(Player).where(Player.tournament_id == self.tid, Player.start_no == start_no))
-
-
-def open_round(app, tid) -> int:
-    with app.app_context():
-        t = db.session.get(Tournament, tid)
-        r = rounds.draw_round(t, "test")
-        rounds.publish_round(t, r, "test", t.version)
-        db.session.commit()
-        return r.number
 
 
 def post(client, body):

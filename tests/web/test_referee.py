@@ -11,32 +11,12 @@ import pytest
 from flask_babel import force_locale
 from sqlalchemy import select, update
 
-from tests.helpers import issue_pins, login, make_tournament, make_user, play_round, signed_submission
+from tests.helpers import HX, issue_pins, login, make_tournament, make_user, play_round, signed_submission, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Round, Tournament, utcnow
 from webapp.services import cases, rounds, sheets
 from webapp.services.common import StaleError, verify_audit_chain
 from webapp.sync import protocol
-
-HX = {"HX-Request": "true"}
-
-
-@pytest.fixture
-def ref(app, client):
-    make_user(app, "referee", role="referee")
-    login(client, "referee")
-    client.set_cookie("lang", "en")
-    return client
-
-
-@pytest.fixture
-def anon(client):
-    client.set_cookie("lang", "en")
-    return client
-
-
-def text(r) -> str:
-    return r.get_data(as_text=True)
 
 
 def submit(app, tid, table, sums_cents, pins, note="", base_version=0, round_no=2) -> dict:

@@ -8,37 +8,11 @@ from decimal import Decimal as D
 import pytest
 from sqlalchemy import event, func, select
 
-from tests.helpers import login, make_tournament, make_user, play_round
+from tests.helpers import HX, login, make_tournament, make_user, open_round, play_round, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
 from webapp.services import rounds
 from webapp.services.common import verify_audit_chain
-
-HX = {"HX-Request": "true"}
-
-
-@pytest.fixture
-def op(app, client):
-    make_user(app)
-    login(client)
-    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
-    return client
-
-
-@pytest.fixture
-def anon(client):
-    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
-    return client
-
-
-def open_round(app, tid) -> int:
-    """Draw and publish the next round, no sheets in."""
-    with app.app_context():
-        t = db.session.get(Tournament, tid)
-        r = rounds.draw_round(t, "test")
-        rounds.publish_round(t, r, "test", t.version)
-        db.session.commit()
-        return r.number
 
 
 def table_players(app, tid, n, table) -> list[int]:
@@ -60,10 +34,6 @@ def version(app, tid) -> int:
 def desk_url(tid, n, table=None, suffix=""):
     base = f"/operator/t/{tid}/round/{n}/results"
     return base + (f"/{table}" if table else "") + suffix
-
-
-def text(r) -> str:
-    return r.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------- the results desk

@@ -8,27 +8,11 @@ from decimal import Decimal as D
 
 import pytest
 
-from tests.helpers import login, make_tournament, make_user, play_round
+from tests.helpers import HX, login, make_tournament, make_user, play_round, text
 from webapp.extensions import db
 from webapp.models import Tournament
 from webapp.services import rounds
 from webapp.services.tokens import TokenError, TokenExpired, read_table_token, table_token
-
-HX = {"HX-Request": "true"}
-
-
-@pytest.fixture
-def op(app, client):
-    make_user(app)
-    login(client)
-    client.set_cookie("lang", "en")
-    return client
-
-
-@pytest.fixture
-def anon(client):
-    client.set_cookie("lang", "en")
-    return client
 
 
 def version(app, tid) -> int:
@@ -54,10 +38,6 @@ def draw(app, tid, publish=False, start=False) -> int:
             rounds.start_clock(t, r, "test")
         db.session.commit()
         return r.number
-
-
-def text(resp) -> str:
-    return resp.get_data(as_text=True)
 
 
 def url(tid, n, action=""):

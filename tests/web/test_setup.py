@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from tests.helpers import login, make_tournament, make_user, play_round
+from tests.helpers import HX, login, make_tournament, make_user, play_round, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Player, Tournament
 from webapp.rules import exchange
@@ -20,20 +20,12 @@ from webapp.services import rounds
 from webapp.services.common import ServiceError, StaleError
 
 DATA = Path(__file__).parent.parent / "data"
-HX = {"HX-Request": "true"}
 
 
 @pytest.fixture(autouse=True)
 def english(app):
     """The assertions read the English source strings, whatever catalogs exist (the default is Slovak)."""
     app.config["BABEL_DEFAULT_LOCALE"] = "en"
-
-
-@pytest.fixture
-def op(app, client):
-    make_user(app)
-    login(client)
-    return client
 
 
 def empty_tournament(app, name="SEM 6 - Nitra") -> int:
@@ -71,10 +63,6 @@ def version(app, tid) -> int:
 def count_players(app, tid) -> int:
     with app.app_context():
         return db.session.scalar(select(func.count(Player.id)).where(Player.tournament_id == tid))
-
-
-def text(r) -> str:
-    return r.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------- players by hand
