@@ -821,3 +821,19 @@ def test_public_standings_cached_per_version(app, anon):
         db.session.commit()
     assert "Renamed Player" in text(anon.get(f"/t/{tid}/standings"))
     STANDINGS.clear()
+
+
+def test_player_page_shows_receipts_and_a_plain_title(app, anon):
+    from tests.helpers import issue_pins, signed_submission
+
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    open_round(app, tid)
+    body = signed_submission(app, tid, 1, 1, [1400, 950, 650], pins=pins)
+    answer = anon.post("/api/v1/sheets", json=body).get_json()
+    assert answer["status"] == "accepted"
+    start_no = body["content"]["players"][0]
+    page = text(anon.get(f"/t/{tid}/player/{start_no}"))
+    title = page.split("<title>")[1].split("</title>")[0]
+    assert "<" not in title and title.startswith(f"#{start_no} ")
+    assert page.count(answer["receipt"]) == 1
