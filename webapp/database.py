@@ -31,7 +31,8 @@ def configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
-        if has_request_context() and request.method in READ_ONLY_METHODS:
+        read_only = conn.get_execution_options().get("read_only")
+        if read_only or (has_request_context() and request.method in READ_ONLY_METHODS):
             conn.exec_driver_sql("BEGIN")
         else:
             conn.exec_driver_sql("BEGIN IMMEDIATE")

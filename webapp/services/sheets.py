@@ -25,7 +25,7 @@ from ..rules.points import sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from .common import ServiceError, StaleError, audit, bump
-from .pins import PinError, PinLocked, check_pin
+from .pins import PinError, PinLocked, check_pin, verify_pins
 from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
 
@@ -276,11 +276,12 @@ def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:
     return None
 
 
-def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
+def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission,
+                verified: dict[int, tuple[str, bool]]) -> None:
     for start_no in tab.players:
         player = seated_player(t, tab, start_no)
         try:
-            check_pin(t, player, sub.signature_of(start_no).pin)
+            check_pin(t, player, sub.signature_of(start_no).pin, verified=verified.get(start_no))
         except PinError as e:
             raise pin_refusal(e) from e
 
@@ -291,6 +292,7 @@ def submit(sub: protocol.Submission) -> Answer:
     c = sub.content
     if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
         raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
+    verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures})
     t = load_tournament(tid, lock=True)
     h = c.hash
     stored = find_submission(sub.idempotency_key)
@@ -301,7 +303,7 @@ def submit(sub: protocol.Submission) -> Answer:
 
     same = _same_sheet(tab, c, h)
     if same is not None:
-        _check_pins(t, tab, sub)
+        _check_pins(t, tab, sub, verified)
         if same.receipt is None:  # a paper sheet the phone confirms
             same.receipt = new_receipt(t)
         answer = sheet_answer(same)
@@ -317,7 +319,7 @@ def submit(sub: protocol.Submission) -> Answer:
                                          "sheet is now version %(cur)d. Reload the table.",
                                          v=c.base_version, cur=current.version if current else 0),
                       current_version=current.version if current else 0)
-    _check_pins(t, tab, sub)
+    _check_pins(t, tab, sub, verified)
 
     other = None
     if c.base_version:
