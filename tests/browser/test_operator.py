@@ -70,6 +70,8 @@ class Operator:
         expect(self.page).to_have_url(f"{self.url}/operator/t/{self.tid}")
 
     def desk_tables(self) -> list[tuple[int, tuple[int, ...]]]:
+        # the click that opened the desk may still be navigating: wait for its tables
+        expect(self.page.locator("article.desk-table").first).to_be_visible()
         rows = self.page.eval_on_selector_all(
             "article.desk-table",
             "els => els.map(a => [a.id, Array.from(a.querySelectorAll('.desk-seat')).map(d => +d.dataset.startNo)])")
@@ -198,6 +200,7 @@ def test_operator_runs_a_sem_tournament_in_the_browser(page, live_server):
 
         op.hub()
         page.click(f"a[href='/operator/t/{op.tid}/round/{n}/results']")
+        expect(page).to_have_url(f"{url}/operator/t/{op.tid}/round/{n}/results")
         tables = op.desk_tables()
         assert tables and all(len(seats) == 3 for _, seats in tables)
         seated = sorted(s for _, seats in tables for s in seats)
