@@ -72,13 +72,17 @@ def results_desk(tid: int, n: int):
     return _desk_page(t, r, editing=request.args.get("edit", type=int))
 
 
+def _desk_table_of(tid: int, n: int, table: int):
+    t = svc.load_tournament(tid)
+    r = svc.get_round(t, n)
+    return t, r, svc.get_table(r, table)
+
+
 @bp.get("/t/<int:tid>/round/<int:n>/results/<int:table>")
 @operator_required
 def desk_table(tid: int, n: int, table: int):
     """One table of the desk (the fragment htmx swaps in); `edit=1` opens a sheet that is in."""
-    t = svc.load_tournament(tid)
-    r = svc.get_round(t, n)
-    tab = svc.get_table(r, table)
+    t, r, tab = _desk_table_of(tid, n, table)
     editing = request.args.get("edit") == "1" and r.status == "published"
     if not htmx:
         return redirect(url_for(".results_desk", tid=tid, n=n, edit=table if editing else None,
@@ -90,9 +94,7 @@ def desk_table(tid: int, n: int, table: int):
 @operator_required
 def desk_preview(tid: int, n: int, table: int):
     """The running total and points while the operator types (htmx, on input)."""
-    t = svc.load_tournament(tid)
-    r = svc.get_round(t, n)
-    tab = svc.get_table(r, table)
+    t, r, tab = _desk_table_of(tid, n, table)
     preview = svc.preview_sheet(t, tab, _desk_sums(request.args), early=request.args.get("early") == "1")
     return render_template("operator/results/_desk_preview.html", **_table_ctx(t, r, tab, editing=True,
                                                                               preview=preview))
@@ -101,9 +103,7 @@ def desk_preview(tid: int, n: int, table: int):
 @bp.post("/t/<int:tid>/round/<int:n>/results/<int:table>")
 @operator_required
 def desk_save(tid: int, n: int, table: int):
-    t = svc.load_tournament(tid)
-    r = svc.get_round(t, n)
-    tab = svc.get_table(r, table)
+    t, r, tab = _desk_table_of(tid, n, table)
     f = request.form
     try:
         sheet = svc.record_desk_sheet(
@@ -111,9 +111,7 @@ def desk_save(tid: int, n: int, table: int):
             correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1")
     except ServiceError as e:
         db.session.rollback()
-        t = svc.load_tournament(tid)
-        r = svc.get_round(t, n)
-        tab = svc.get_table(r, table)
+        t, r, tab = _desk_table_of(tid, n, table)
         preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1")
         errors = dict(error=str(e), error_field=e.field, preview=preview)
         if htmx:
