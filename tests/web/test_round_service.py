@@ -81,3 +81,12 @@ def test_sem_c11_impossible_sum_refused_with_position(app):
         with pytest.raises(ServiceError, match="position 2 is impossible") as e:
             rounds.record_sheet(t, r.tables[0], [D("45.00"), D("-12.00"), D("-3.00")], "test")
         assert e.value.field == "sum1"
+
+
+def test_draw_refusal_in_slovak(app):
+    """The engine's SEM-B2 refusal reaches a Slovak operator in Slovak."""
+    tid = make_tournament(app, 28)
+    with app.app_context(), force_locale("sk"):
+        t = db.session.get(Tournament, tid)
+        with pytest.raises(ServiceError, match="28 hráčov nemožno rozsadiť k stolom po 3: pridajte 2 hráčov"):
+            rounds.draw_round(t, "test")

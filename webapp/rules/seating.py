@@ -46,7 +46,13 @@ class Draw:
 
 
 class DrawError(ValueError):
-    """A draw that cannot be made; the message is one line naming the round."""
+    """A draw that cannot be made; the message is one line naming the round.
+    `code` and `details` let a user interface say the same in its own language."""
+
+    def __init__(self, message: str, code: str | None = None, **details):
+        super().__init__(message)
+        self.code = code
+        self.details = details
 
 
 # ---------------------------------------------------------------------------
@@ -93,7 +99,8 @@ def seating_error(round_no: int, count: int, what: str = "players") -> DrawError
     add, withdraw = TABLE_SIZE - r, r
     noun = "player" if add == 1 else "players"
     return DrawError(f"round {round_no}: {count} {what} cannot be seated at tables of {TABLE_SIZE}: "
-                     f"add {add} {noun} or withdraw {withdraw}")
+                     f"add {add} {noun} or withdraw {withdraw}", code="not-divisible", round=round_no,
+                     count=count, size=TABLE_SIZE, add=add, withdraw=withdraw)
 
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from flask_babel import gettext as _
+from flask_babel import gettext as _, ngettext
 
 from ..extensions import db
 from ..models import Round, RoundTable, Sheet, Tournament, utcnow
@@ -51,6 +51,18 @@ def apply_auto_nominations(t: Tournament, actor: str) -> list[str]:
     return auto
 
 
+def draw_error_text(e: DrawError) -> str:
+    """The engine's refusal in the user's language where we know its shape."""
+    if e.code == "not-divisible":
+        return ngettext("Round %(r)d: %(count)d players cannot be seated at tables of %(size)d: "
+                        "add %(num)d player or withdraw %(withdraw)d.",
+                        "Round %(r)d: %(count)d players cannot be seated at tables of %(size)d: "
+                        "add %(num)d players or withdraw %(withdraw)d.",
+                        e.details["add"], r=e.details["round"], count=e.details["count"],
+                        size=e.details["size"], withdraw=e.details["withdraw"])
+    return str(e)
+
+
 def draw_round(t: Tournament, actor: str, version=None) -> Round:
     """Draw the next round with the engine and store it as a draft (SEM-B2..B11)."""
     if version is not None:
@@ -67,7 +79,7 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
     try:
         d = draw(rules_tournament(t, closed_only=True), n, rs)
     except DrawError as e:
-        raise ServiceError(str(e)) from e
+        raise ServiceError(draw_error_text(e)) from e
     if not d.tables:
         raise ServiceError(_("Nobody advances to round %(n)d: the tournament is over.", n=n))
     r = Round(tournament=t, number=n, status="draft",
