@@ -16,15 +16,13 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import create_engine, text  # noqa: E402
 
+from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
-from webapp.config import normalise_database_url  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Tournament, User  # noqa: E402
 from webapp.services import rounds  # noqa: E402
@@ -108,18 +106,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run(f"sqlite:///{tmp}/bench.db", "SQLite", args.players)
     if args.database_url:
-        base = normalise_database_url(args.database_url)
-        schema = f"bench_{uuid.uuid4().hex[:8]}"
-        admin = create_engine(base, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        try:
-            sep = "&" if "?" in base else "?"
-            run(f"{base}{sep}options=-csearch_path%3D{schema}", "PostgreSQL", args.players)
-        finally:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
+        with temporary_schema(args.database_url, "bench") as url:
+            run(url, "PostgreSQL", args.players)
 
 
 if __name__ == "__main__":

@@ -40,13 +40,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import create_engine, func, select, text  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
 from waitress.server import create_server  # noqa: E402
 from werkzeug.security import generate_password_hash  # noqa: E402
 
 from tests.browser.netproxy import FlakyProxy  # noqa: E402
+from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
-from webapp.config import normalise_database_url  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Round, Sheet, Submission, Tournament  # noqa: E402
 from webapp.services import rounds  # noqa: E402
@@ -328,19 +328,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.fast_pins)
     if args.database_url:
-        base = normalise_database_url(args.database_url)
-        schema = f"bench_{uuid.uuid4().hex[:10]}"
-        admin = create_engine(base, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        try:
-            sep = "&" if "?" in base else "?"
-            run_submissions(f"{base}{sep}options=-csearch_path%3D{schema}", "PostgreSQL", args.phones, args.drop,
-                            args.fast_pins)
-        finally:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
+        with temporary_schema(args.database_url, "bench") as url:
+            run_submissions(url, "PostgreSQL", args.phones, args.drop, args.fast_pins)
     page_sizes(browser_too=not args.no_browser)
 
 

@@ -7,18 +7,10 @@ its own, dropped afterwards.
 from __future__ import annotations
 
 import os
-import uuid
 
 import pytest
-from sqlalchemy import create_engine, text
 
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
-
-
-def _pg_url() -> str:
-    from webapp.config import normalise_database_url
-
-    return normalise_database_url(os.environ["TEST_DATABASE_URL"])
 
 
 @pytest.fixture(params=BACKENDS)
@@ -26,16 +18,10 @@ def database_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'listok.db'}"
         return
-    base = _pg_url()
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in base else "?"
-    yield f"{base}{sep}options=-csearch_path%3D{schema}"
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    from tests.pgschema import temporary_schema
+
+    with temporary_schema(os.environ["TEST_DATABASE_URL"]) as url:
+        yield url
 
 
 @pytest.fixture
