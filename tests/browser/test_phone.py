@@ -123,10 +123,12 @@ class Phone:
         page.locator("#sig-ok").click()
 
     def sign_all(self, players: list[int], pins: dict[int, str]) -> None:
+        signed = self.page.locator("#signers li.is-signed")
+        before = signed.count()
         for i, s in enumerate(players):
             self.sign(s, pins[s])
             if i < len(players) - 1:
-                expect(self.page.locator("#signers li.is-signed")).to_have_count(i + 1)
+                expect(signed).to_have_count(before + i + 1)
 
     def status(self):
         return self.page.locator("#status")
