@@ -174,6 +174,40 @@ class Submission(db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class SheetDraft(db.Model):
+    """Sums a phone confirmed and published so that players can sign them on
+    their own phones (docs/SYNC.md, "Sign on your own phone"). Not a sheet:
+    nothing counts until a phone submits the signed sheet."""
+
+    __tablename__ = "sheet_draft"
+    __table_args__ = (UniqueConstraint("table_id", "content_hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("round_table.id"), index=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    content: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    signatures: Mapped[list["DraftSignature"]] = relationship(
+        back_populates="draft", order_by="DraftSignature.id", cascade="all, delete-orphan")
+
+
+class DraftSignature(db.Model):
+    """One player's signature over a draft, given on their own phone with their PIN."""
+
+    __tablename__ = "draft_signature"
+    __table_args__ = (UniqueConstraint("draft_id", "start_no"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    draft_id: Mapped[int] = mapped_column(ForeignKey("sheet_draft.id"), index=True)
+    start_no: Mapped[int]
+    drawing: Mapped[str] = mapped_column(Text)
+    signed_at: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    draft: Mapped[SheetDraft] = relationship(back_populates="signatures")
+
+
 class Case(db.Model):
     """Something a referee must decide: a negative sum (SEM-C8), a correction
     before hand-in (SEM-C4), two different sheets for one table, or a

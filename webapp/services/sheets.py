@@ -20,7 +20,8 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 
 from ..extensions import db
-from ..models import Case, Player, Round, RoundTable, Sheet, Submission as SubmissionRow, Tournament
+from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
+                      Submission as SubmissionRow, Tournament)
 from ..rules.points import sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
@@ -228,7 +229,16 @@ def next_version(tab: RoundTable) -> int:
 
 
 def _check_content(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
-    c = sub.content
+    _check_players(tab, sub.content)
+    try:
+        protocol.check_hashes(sub)
+        protocol.check_signed_by(sub, tab.players)
+    except protocol.ProtocolError as e:
+        raise from_protocol(e) from e
+    _check_sums(t, tab, sub.content)
+
+
+def _check_players(tab: RoundTable, c: protocol.Content) -> None:
     if list(c.players) != list(tab.players):
         stranger = next((s for s in c.players if s not in tab.players), None)
         if stranger is not None:
@@ -237,11 +247,9 @@ def _check_content(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> 
         raise invalid("not-at-table", _("The sheet must list the players of table %(t)d in their seat order: "
                                         "%(players)s.", t=tab.number, players=", ".join(map(str, tab.players))),
                       field="content.players")
-    try:
-        protocol.check_hashes(sub)
-        protocol.check_signed_by(sub, tab.players)
-    except protocol.ProtocolError as e:
-        raise from_protocol(e) from e
+
+
+def _check_sums(t: Tournament, tab: RoundTable, c: protocol.Content) -> None:
     if tab.pending_dq and tab.pending_dq.get("players"):
         # a disqualification decides which sums count (SEM-D1): the desk enters this table
         raise invalid("desk-only", _("A player at table %(t)d is disqualified: this sheet is entered at the "
@@ -280,10 +288,33 @@ def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission,
                 verified: dict[int, tuple[str, bool]]) -> None:
     for start_no in tab.players:
         player = seated_player(t, tab, start_no)
+        signature = sub.signature_of(start_no)
+        if signature.own_phone:
+            continue  # its PIN was checked when it was given (sign_draft)
         try:
-            check_pin(t, player, sub.signature_of(start_no).pin, verified=verified.get(start_no))
+            check_pin(t, player, signature.pin, verified=verified.get(start_no))
         except PinError as e:
             raise pin_refusal(e) from e
+
+
+def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission) -> dict[int, dict]:
+    """The signatures players gave on their own phones, as stored with the sheet;
+    each must be on the server for exactly this content."""
+    wanted = [s for s in sub.signatures if s.own_phone]
+    if not wanted:
+        return {}
+    draft = _draft(tab, sub.content_hash)
+    given = {g.start_no: g for g in draft.signatures} if draft else {}
+    out = {}
+    for s in wanted:
+        g = given.get(s.start_no)
+        if g is None:
+            raise invalid("signature-missing", _("The server does not have the signature start number %(s)d gave "
+                                                 "on their own phone for these sums: sign on this phone.",
+                                                 s=s.start_no), start_no=s.start_no, field="signatures")
+        out[s.start_no] = {"start_no": s.start_no, "hash": sub.content_hash, "drawing": g.drawing,
+                           "signed_at": g.signed_at, "own_phone": True}
+    return out
 
 
 def submit(sub: protocol.Submission) -> Answer:
@@ -292,7 +323,7 @@ def submit(sub: protocol.Submission) -> Answer:
     c = sub.content
     if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
         raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
-    verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures})
+    verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures if not s.own_phone})
     t = load_tournament(tid, lock=True)
     h = c.hash
     stored = find_submission(sub.idempotency_key)
@@ -301,6 +332,7 @@ def submit(sub: protocol.Submission) -> Answer:
     r, tab = playing_table(t, round_no, table_no)
     _check_content(t, tab, sub)
 
+    own = _own_phone_signatures(tab, sub)
     same = _same_sheet(tab, c, h)
     if same is not None:
         _check_pins(t, tab, sub, verified)
@@ -335,7 +367,7 @@ def submit(sub: protocol.Submission) -> Answer:
             status, kind = "accepted", None
     sheet = Sheet(table=tab, version=next_version(tab), status=status,
                   sums=[cents_text(x) for x in c.sums_cents], source="phone", note=c.note, created_by=ACTOR,
-                  content_hash=h, signatures=[sub.signature_of(s).stored() for s in tab.players],
+                  content_hash=h, signatures=[own.get(s) or sub.signature_of(s).stored() for s in tab.players],
                   receipt=new_receipt(t), base_version=c.base_version)
     db.session.add(sheet)
     db.session.flush()
@@ -355,7 +387,7 @@ def submit(sub: protocol.Submission) -> Answer:
                                  "status": status, "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt,
                                  "content_hash": h, "base_version": c.base_version,
                                  "case": case.id if case else None, "key": sub.idempotency_key,
-                                 "signed_by": list(tab.players)}, t.id)
+                                 "signed_by": list(tab.players), "own_phone": sorted(own)}, t.id)
     return answer
 
 
@@ -388,8 +420,9 @@ def shown_sheet(tab: RoundTable) -> Sheet | None:
     return waiting[-1] if waiting else None
 
 
-def table_state(token: str) -> dict:
-    """GET /api/v1/table: what the server has for the token's table."""
+def table_state(token: str, draft_hash: str | None = None) -> dict:
+    """GET /api/v1/table: what the server has for the token's table; with
+    `draft_hash`, that draft, else the newest one no sheet has been sent for."""
     tid, round_no, table_no = read_token(token)
     t = load_tournament(tid)
     r, tab = playing_table(t, round_no, table_no)
@@ -408,7 +441,78 @@ def table_state(token: str) -> dict:
             "status": sheet.status,
             # red pen: it replaced an earlier counted version, or SEM-C5 changed its sums
             "corrected": sheet.entered_sums is not None or any(s.status == "superseded" for s in tab.sheets)},
+        "draft": draft_state(tab, draft_hash),
     }
+
+
+# --------------------------------------------------------------------------- signing on one's own phone
+
+
+def _draft(tab: RoundTable, content_hash: str) -> SheetDraft | None:
+    return db.session.scalar(select(SheetDraft).where(SheetDraft.table_id == tab.id,
+                                                      SheetDraft.content_hash == content_hash))
+
+
+def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None:
+    """The sums a phone published for signing, who has signed them on their own
+    phone, and whether a sheet with exactly this content is stored already."""
+    if content_hash:
+        draft = _draft(tab, content_hash)
+    else:
+        draft = db.session.scalar(select(SheetDraft).where(SheetDraft.table_id == tab.id)
+                                  .order_by(SheetDraft.id.desc()).limit(1))
+    if draft is None:
+        return None
+    sent = any(s.content_hash == draft.content_hash and s.status != "rejected" for s in tab.sheets)
+    if sent and not content_hash:
+        return None
+    return {"content": draft.content, "content_hash": draft.content_hash, "sent": sent,
+            "signed": [g.start_no for g in draft.signatures]}
+
+
+def publish_draft(d: protocol.Draft) -> Answer:
+    """POST /api/v1/drafts: confirmed sums the other players may sign on their
+    own phones. Checked like a sheet (seating, hash, total, SEM-C8 note) so
+    nobody signs sums the server would refuse; publishing twice is harmless."""
+    tid, round_no, table_no = read_token(d.token)
+    c = d.content
+    if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
+        raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
+    t = load_tournament(tid)
+    r, tab = playing_table(t, round_no, table_no)
+    _check_players(tab, c)
+    try:
+        protocol.check_content_hash(c, d.content_hash)
+    except protocol.ProtocolError as e:
+        raise from_protocol(e) from e
+    _check_sums(t, tab, c)
+    if _draft(tab, d.content_hash) is None:
+        db.session.add(SheetDraft(table_id=tab.id, content_hash=d.content_hash, content=c.as_dict()))
+        db.session.flush()
+    return Answer(200, {"status": "ok", **draft_state(tab, d.content_hash)})
+
+
+def sign_draft(g: protocol.OwnSignature) -> Answer:
+    """POST /api/v1/signatures: a player signs published sums on their own phone,
+    with their PIN (checked now, failures counted as for sheets)."""
+    tid, round_no, table_no = read_token(g.token)
+    t = load_tournament(tid)
+    r, tab = playing_table(t, round_no, table_no)
+    player = seated_player(t, tab, g.start_no)
+    draft = _draft(tab, g.content_hash)
+    if draft is None:
+        raise invalid("no-draft", _("These sums are no longer waiting for signatures: the winner's phone changed "
+                                    "them. Open the table's page again."), field="content_hash")
+    try:
+        check_pin(t, player, g.pin)
+    except PinError as e:
+        raise pin_refusal(e) from e
+    if not any(x.start_no == g.start_no for x in draft.signatures):
+        draft.signatures.append(DraftSignature(start_no=g.start_no, drawing=g.drawing, signed_at=g.signed_at))
+        audit("sheet.own_phone_signature", ACTOR, {"round": r.number, "table": tab.number,
+                                                   "start_no": g.start_no, "content_hash": g.content_hash}, t.id)
+        db.session.flush()
+    return Answer(200, {"status": "ok", **draft_state(tab, g.content_hash)})
 
 
 # --------------------------------------------------------------------------- referee decisions

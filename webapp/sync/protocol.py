@@ -73,11 +73,16 @@ class Content:
 
 @dataclass(frozen=True)
 class Signature:
+    """`own_phone`: given on the player's own phone (POST /api/v1/signatures);
+    the server has the drawing and checked the PIN then, so `pin` and
+    `drawing` are empty here."""
+
     start_no: int
     pin: str
     hash: str
     drawing: str
     signed_at: str
+    own_phone: bool = False
 
     def stored(self) -> dict:
         """What is kept with the sheet: everything but the PIN."""
@@ -177,24 +182,43 @@ def _signed_at(value, field: str) -> str:
     return text
 
 
+def _hash(value, field: str, start_no: int | None = None) -> str:
+    h = _str(value, field, 64)
+    if not HASH_RE.fullmatch(h):
+        raise _bad(f"{field} must be 64 lowercase hex digits.", field, start_no)
+    return h
+
+
+def _drawing(value, field: str, start_no: int) -> str:
+    drawing = _str(value, field, MAX_DRAWING, empty=True)
+    if not drawing.strip():
+        raise _bad(f"The signature of start number {start_no} has no drawing.", field, start_no)
+    if not PATH_RE.fullmatch(drawing) or drawing.lstrip()[0] not in "Mm":
+        raise _bad(f"The drawing of start number {start_no} is not SVG path data.", field, start_no)
+    return drawing
+
+
+def _require(data: dict, keys: tuple[str, ...], prefix: str = "") -> None:
+    for key in keys:
+        if key not in data:
+            raise _bad(f"{prefix}{key} is missing.", f"{prefix}{key}")
+
+
 def parse_signature(data, i: int) -> Signature:
     field = f"signatures[{i}]"
     if not isinstance(data, dict):
         raise _bad(f"{field} must be an object.", field)
-    for key in ("start_no", "pin", "hash", "drawing", "signed_at"):
-        if key not in data:
-            raise _bad(f"{field}.{key} is missing.", f"{field}.{key}")
+    if data.get("own_phone") is True:
+        _require(data, ("start_no", "hash"), f"{field}.")
+        start_no = _int(data["start_no"], f"{field}.start_no", 1, MAX_ID)
+        return Signature(start_no=start_no, pin="", hash=_hash(data["hash"], f"{field}.hash", start_no),
+                         drawing="", signed_at="", own_phone=True)
+    _require(data, ("start_no", "pin", "hash", "drawing", "signed_at"), f"{field}.")
     start_no = _int(data["start_no"], f"{field}.start_no", 1, MAX_ID)
-    h = _str(data["hash"], f"{field}.hash", 64)
-    if not HASH_RE.fullmatch(h):
-        raise _bad(f"{field}.hash must be 64 lowercase hex digits.", f"{field}.hash", start_no)
-    drawing = _str(data["drawing"], f"{field}.drawing", MAX_DRAWING, empty=True)
-    if not drawing.strip():
-        raise _bad(f"The signature of start number {start_no} has no drawing.", f"{field}.drawing", start_no)
-    if not PATH_RE.fullmatch(drawing) or drawing.lstrip()[0] not in "Mm":
-        raise _bad(f"The drawing of start number {start_no} is not SVG path data.", f"{field}.drawing", start_no)
-    return Signature(start_no=start_no, pin=_str(data["pin"], f"{field}.pin", MAX_PIN, empty=True), hash=h,
-                     drawing=drawing, signed_at=_signed_at(data["signed_at"], f"{field}.signed_at"))
+    return Signature(start_no=start_no, pin=_str(data["pin"], f"{field}.pin", MAX_PIN, empty=True),
+                     hash=_hash(data["hash"], f"{field}.hash", start_no),
+                     drawing=_drawing(data["drawing"], f"{field}.drawing", start_no),
+                     signed_at=_signed_at(data["signed_at"], f"{field}.signed_at"))
 
 
 def parse_submission(data) -> Submission:
@@ -204,17 +228,13 @@ def parse_submission(data) -> Submission:
     content is what was signed)."""
     if not isinstance(data, dict):
         raise _bad("The body must be a JSON object.")
-    for key in ("token", "idempotency_key", "content", "content_hash", "signatures"):
-        if key not in data:
-            raise _bad(f"{key} is missing.", key)
+    _require(data, ("token", "idempotency_key", "content", "content_hash", "signatures"))
     token = _str(data["token"], "token", MAX_TOKEN)
     key = _str(data["idempotency_key"], "idempotency_key", 80)
     if not KEY_RE.fullmatch(key):
         raise _bad("idempotency_key must be 8 to 80 letters, digits, '-' or '_' (a UUID).", "idempotency_key")
     content = parse_content(data["content"])
-    h = _str(data["content_hash"], "content_hash", 64)
-    if not HASH_RE.fullmatch(h):
-        raise _bad("content_hash must be 64 lowercase hex digits.", "content_hash")
+    h = _hash(data["content_hash"], "content_hash")
     raw = data["signatures"]
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_PLAYERS:
         raise _bad(f"signatures must be a list of 1 to {MAX_PLAYERS} signatures.", "signatures")
@@ -231,19 +251,62 @@ def parse_pin_check(data) -> tuple[str, int, str]:
     """A `POST /api/v1/pin` body → (token, start_no, pin)."""
     if not isinstance(data, dict):
         raise _bad("The body must be a JSON object.")
-    for key in ("token", "start_no", "pin"):
-        if key not in data:
-            raise _bad(f"{key} is missing.", key)
+    _require(data, ("token", "start_no", "pin"))
     return (_str(data["token"], "token", MAX_TOKEN), _int(data["start_no"], "start_no", 1, MAX_ID),
             _str(data["pin"], "pin", MAX_PIN, empty=True))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """`POST /api/v1/drafts`: confirmed sums published for signing on the players' own phones."""
+
+    token: str
+    content: Content
+    content_hash: str
+
+
+def parse_draft(data) -> Draft:
+    if not isinstance(data, dict):
+        raise _bad("The body must be a JSON object.")
+    _require(data, ("token", "content", "content_hash"))
+    return Draft(token=_str(data["token"], "token", MAX_TOKEN), content=parse_content(data["content"]),
+                 content_hash=_hash(data["content_hash"], "content_hash"))
+
+
+@dataclass(frozen=True)
+class OwnSignature:
+    """`POST /api/v1/signatures`: one player signs a draft on their own phone."""
+
+    token: str
+    content_hash: str
+    start_no: int
+    pin: str
+    drawing: str
+    signed_at: str
+
+
+def parse_own_signature(data) -> OwnSignature:
+    if not isinstance(data, dict):
+        raise _bad("The body must be a JSON object.")
+    _require(data, ("token", "content_hash", "start_no", "pin", "drawing", "signed_at"))
+    start_no = _int(data["start_no"], "start_no", 1, MAX_ID)
+    return OwnSignature(token=_str(data["token"], "token", MAX_TOKEN),
+                        content_hash=_hash(data["content_hash"], "content_hash"), start_no=start_no,
+                        pin=_str(data["pin"], "pin", MAX_PIN, empty=True),
+                        drawing=_drawing(data["drawing"], "drawing", start_no),
+                        signed_at=_signed_at(data["signed_at"], "signed_at"))
+
+
+def check_content_hash(content: Content, content_hash: str) -> None:
+    if content.hash != content_hash:
+        raise ProtocolError("hash-mismatch", "The sheet changed after it was signed: the hash does not match "
+                            "its content. Sign it again.", field="content_hash")
 
 
 def check_hashes(sub: Submission) -> None:
     """The content hash recomputed here must be the one sent, and every
     signature must be bound to it (a sum changed after signing breaks both)."""
-    if sub.content.hash != sub.content_hash:
-        raise ProtocolError("hash-mismatch", "The sheet changed after it was signed: the hash does not match "
-                            "its content. Sign it again.", field="content_hash")
+    check_content_hash(sub.content, sub.content_hash)
     for i, s in enumerate(sub.signatures):
         if s.hash != sub.content_hash:
             raise ProtocolError("signature-hash", f"The signature of start number {s.start_no} is for other "

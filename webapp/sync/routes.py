@@ -86,10 +86,44 @@ def table():
     token = request.args.get("token", "")
     if not token or len(token) > protocol.MAX_TOKEN:
         return _json(sheets.bad_request(_("The table link is missing."), "token").answer)
+    draft = request.args.get("draft") or None
+    if draft is not None and not protocol.HASH_RE.fullmatch(draft):
+        return _json(sheets.bad_request("draft must be 64 lowercase hex digits.", "draft").answer)
     try:
-        return jsonify(sheets.table_state(token))
+        return jsonify(sheets.table_state(token, draft))
     except sheets.SyncRefusal as e:
         return _refusal(e)
+
+
+def _store_once(parse, service):
+    """Publishing a draft and signing it are idempotent: a request that lost a
+    race to insert the same row answers what the winner stored."""
+    try:
+        message = parse(_body())
+        answer = service(message)
+        db.session.commit()
+    except protocol.ProtocolError as e:
+        return _refusal(sheets.from_protocol(e))
+    except sheets.SyncRefusal as e:
+        return _refusal(e)
+    except IntegrityError:
+        db.session.rollback()
+        try:
+            answer = service(message)
+            db.session.commit()
+        except sheets.SyncRefusal as e:
+            return _refusal(e)
+    return _json(answer)
+
+
+@bp.post("/drafts")
+def publish_draft():
+    return _store_once(protocol.parse_draft, sheets.publish_draft)
+
+
+@bp.post("/signatures")
+def sign_draft():
+    return _store_once(protocol.parse_own_signature, sheets.sign_draft)
 
 
 @bp.errorhandler(HTTPException)
