@@ -1,6 +1,7 @@
 """Phones sending signed sheets to the venue server over a bad network.
 
-    python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--fast-pins] [--no-browser]
+    python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--fast-pins]
+                                    [--pins arrival|proofs|both] [--no-browser]
 
 The app runs under waitress on 127.0.0.1 (8 threads, as `listok serve`), behind
 a proxy (tests/browser/netproxy.py) that loses 20 % of the answers to
@@ -11,13 +12,18 @@ same idempotency key until it gets a confirmed answer. Printed: sheets stored
 (must be 130), duplicates (must be 0), answers that were replays, latency
 p50/p95 from a phone's first try to its confirmed answer, and throughput — on
 SQLite (a temp file) and, with --database-url or TEST_DATABASE_URL, on
-PostgreSQL (a schema of its own, dropped afterwards).
+PostgreSQL (a schema of its own, dropped afterwards). Twice: with the PINs
+checked when the sheet arrives (a sheet signed offline: 3 scrypt checks
+each), and with PIN proofs (a sheet signed online: each PIN was checked while
+its player signed, and the sheet carries the server's proof instead).
 
 Then the table page's transferred size in Debian's chromium at 360 px (bytes
-that crossed the proxy, headers included): the first load, and a repeat load
-with the service worker (assets from its cache; the page itself is
-network-first). Also the page + assets with gzip only, as plain HTTP would
-fetch them.
+that crossed the proxy, headers included): the first load, and two repeat
+loads (the QR code scanned again) with the service worker in control (the
+page and its assets from its cache: the figure is what still crossed the
+network for them, target 0), with the page's GET /api/v1/table state request
+and the browser's own check for a new worker (/sw.js) printed apart. Also the page + assets with gzip only, as plain
+HTTP would fetch them.
 """
 from __future__ import annotations
 
@@ -50,7 +56,7 @@ from webapp import create_app  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Round, Sheet, Submission, Tournament  # noqa: E402
 from webapp.services import rounds  # noqa: E402
-from webapp.services.pins import HASH_METHOD  # noqa: E402
+from webapp.services.pins import HASH_METHOD, pin_proof  # noqa: E402
 from webapp.services.tokens import table_token  # noqa: E402
 from webapp.simulate import make_players, table_sums  # noqa: E402
 from webapp.sync.protocol import Content  # noqa: E402
@@ -95,7 +101,7 @@ def drawing(rng: random.Random) -> str:
     return " ".join(parts)
 
 
-def setup(app, n_tables: int, fast_pins: bool) -> tuple[int, list[dict]]:
+def setup(app, n_tables: int, fast_pins: bool, proofs: bool = False) -> tuple[int, list[dict]]:
     """A published round 1 with one table per phone, PINs, and each table's signed sheet."""
     rng = random.Random(11)
     with app.app_context():
@@ -129,7 +135,9 @@ def setup(app, n_tables: int, fast_pins: bool) -> tuple[int, list[dict]]:
                     "token": table_token(t.id, 1, tab.number), "idempotency_key": str(uuid.uuid4()),
                     "content": content.as_dict(), "content_hash": h,
                     "signatures": [{"start_no": s, "pin": pins[s], "hash": h, "drawing": drawing(rng),
-                                    "signed_at": "2026-03-14T10:51:02Z"} for s in tab.players]})
+                                    "signed_at": "2026-03-14T10:51:02Z",
+                                    **({"pin_proof": pin_proof(t.id, s, h, hashes[s])} if proofs else {})}
+                                   for s in tab.players]})
         return t.id, bodies
 
 
@@ -173,10 +181,10 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool) -> None:
+def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool, proofs: bool) -> None:
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
     app.logger.setLevel(logging.CRITICAL)  # a 5xx is counted below, not printed with its traceback
-    tid, bodies = setup(app, n, fast_pins)
+    tid, bodies = setup(app, n, fast_pins, proofs)
     with Served(app) as served:
         proxy = FlakyProxy(served.url, drop_rate=drop, seed=7).start()
         try:
@@ -209,8 +217,9 @@ def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool) 
     duplicates = sum(len(v) - 1 for v in per_table.values())
     mismatched = [o["table"] for o in ok if receipts.get(o["table"]) != [o["receipt"]]]
     lat = [o["latency"] * 1000 for o in ok]
-    print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the commit"
-          f"{' (fast PIN hash)' if fast_pins else ' (scrypt PINs, 3 checks per sheet)'}")
+    pins = ("PIN proofs from signing online" if proofs else
+            "PINs checked on arrival: " + ("fast PIN hash" if fast_pins else "scrypt, 3 checks per sheet"))
+    print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the commit ({pins})")
     print(f"  sheets stored        {len(stored):6d}   (must be {n})")
     print(f"  duplicates           {duplicates:6d}   (must be 0)")
     print(f"  submission keys      {submissions:6d}")
@@ -290,27 +299,45 @@ def _browser_sizes(server_url: str, path: str) -> None:
             page = context.new_page()
             page.goto(proxy.url + path)
             page.wait_for_selector("html[data-offline=ready]", timeout=20_000)
-            page.wait_for_timeout(500)
+            page.wait_for_function("!!navigator.serviceWorker.controller", timeout=20_000)
+            page.wait_for_timeout(3000)  # the worker's own update check after the first load, if any
             first = list(proxy.log)
-            proxy.log.clear()
-            page.reload()
-            page.wait_for_selector("html[data-offline=ready]", timeout=20_000)
-            page.wait_for_timeout(1000)
-            repeat = list(proxy.log)
+            second = []
+            for _load in range(2):  # the QR code scanned again, twice
+                proxy.log.clear()
+                page.goto(proxy.url + path)
+                page.wait_for_selector("html[data-offline=ready]", timeout=20_000)
+                page.wait_for_timeout(2500)  # the state request, and a worker update check were there one
+                second.append(list(proxy.log))
+            perf = page.evaluate("""(() => {
+                const nav = performance.getEntriesByType('navigation')[0];
+                const res = performance.getEntriesByType('resource')
+                    .filter(e => new URL(e.name).pathname.startsWith('/static/'));
+                return {nav: nav.transferSize, worker: nav.workerStart > 0, assets: res.length,
+                        assets_bytes: res.reduce((a, e) => a + e.transferSize, 0)}; })()""")
             browser.close()
     finally:
         proxy.stop()
 
     def show(title, log):
-        print(f"  {title}: {sum(b for *_x, b in log) / 1024:6.1f} KB in {len(log)} responses")
+        print(f"  {title}: {sum(b for *_x, b in log) / 1024:6.1f} KB ({sum(b for *_x, b in log)} B) "
+              f"in {len(log)} responses")
         for method, p, status, b in log:
             print(f"      {method} {p.split('?')[0][:50]:50s} {status} {b:7d} B")
 
     print("\n[table page] in chromium at 360 px, bytes that crossed the network (headers included)")
     show("first load (page, assets, service worker and its precache, the page's offline copy)", first)
-    show("repeat load (service worker: assets from its cache, the page network-first)", repeat)
-    assets = [x for x in repeat if x[1].startswith("/static/") and x[2] == 200]
-    print(f"  assets fetched again on the repeat load: {len(assets)} ({sum(x[3] for x in assets)} B)")
+    print(f"  repeat loads (the QR code scanned again; performance API on the last: navigation transferSize "
+          f"{perf['nav']} B, worker: {perf['worker']}, {perf['assets']} assets {perf['assets_bytes']} B)")
+    for n, log in enumerate(second, start=1):
+        # by who asked: the page and its assets, the page's state request, the browser's check for a
+        # new worker (once per registration until /sw.js is older than its max-age; 304 unchanged)
+        update = [x for x in log if x[1] == "/sw.js"]
+        state = [x for x in log if x[1].startswith("/api/v1/table?")]
+        page_and_assets = [x for x in log if x not in update and x not in state]
+        print(f"    repeat load {n}: page + assets {sum(x[3] for x in page_and_assets)} B "
+              f"({len(page_and_assets)} responses), table state {sum(x[3] for x in state)} B, "
+              f"worker update check {sum(x[3] for x in update)} B")
 
 
 # --------------------------------------------------------------------------- main
@@ -322,14 +349,17 @@ def main() -> None:
     ap.add_argument("--drop", type=float, default=0.2)
     ap.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL"))
     ap.add_argument("--fast-pins", action="store_true", help="cheap PIN hashes (measures the rest of the path)")
+    ap.add_argument("--pins", choices=("arrival", "proofs", "both"), default="both",
+                    help="PINs checked when the sheet arrives, PIN proofs from signing online, or both runs")
     ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
     args = ap.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.fast_pins)
-    if args.database_url:
-        with temporary_schema(args.database_url, "bench") as url:
-            run_submissions(url, "PostgreSQL", args.phones, args.drop, args.fast_pins)
+    for proofs in {"arrival": (False,), "proofs": (True,), "both": (False, True)}[args.pins]:
+        with tempfile.TemporaryDirectory() as tmp:
+            run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.fast_pins, proofs)
+        if args.database_url:
+            with temporary_schema(args.database_url, "bench") as url:
+                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.fast_pins, proofs)
     page_sizes(browser_too=not args.no_browser)
 
 

@@ -3,7 +3,8 @@ axe-core (vendored in tests/browser/vendor/, MPL-2.0) finds no serious or
 critical violation; every touch target is at least 48 × 48 px; each page
 renders in Slovak, Czech and English with a matching lang attribute.
 
-Pages: the table page behind the QR code (/s/<token>) and its signing step,
+Pages: the table page behind the QR code (/s/<token>), its signing step and
+signing on one's own phone,
 the referee's queue and case page, the public player page, the standings and
 the SEM-C9 discrepancy form."""
 from __future__ import annotations
@@ -145,6 +146,16 @@ def test_phone_pages_are_accessible(venue, phone, lang):
     phone.locator("#confirm").click()
     expect(phone.locator("#signing")).to_be_visible()
     found["signing step"] = check(phone, lang)
+
+    # another player's own phone: signing the sums the first phone confirmed
+    expect(phone.locator("#own-hint")).to_be_visible()
+    other = phone.context.browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True,
+                                              is_mobile=True, device_scale_factor=2)
+    own = other.new_page()
+    own.goto(f"{url}/s/{venue['token2']}?lang={lang}")
+    expect(own.locator("#own")).to_be_visible()
+    found["own-phone signing"] = check(own, lang)
+    other.close()
 
     sign_in(phone, url)
     phone.goto(f"{url}/referee/?lang={lang}")

@@ -101,9 +101,9 @@ class Phone:
         page.locator("#confirm").click()
         expect(page.locator("#signing")).to_be_visible()
 
-    def draw(self) -> None:
+    def draw(self, pad: str = "#sig-pad") -> None:
         """A real stroke across the pad: touch down, twenty moves, lift."""
-        pad = self.page.locator("#sig-pad")
+        pad = self.page.locator(pad)
         pad.scroll_into_view_if_needed()
         box = pad.bounding_box()
         x0, y = box["x"] + 20, box["y"] + box["height"] / 2
@@ -341,12 +341,12 @@ def test_server_down_then_back_is_retried_on_the_timer(venue, phones):
 def test_two_phones_with_different_sums_make_a_dispute_and_overwrite_nothing(venue, phones):
     a, b = phones(), phones()
     a.open(venue.sheet_url(1))
-    b.open(venue.sheet_url(1))  # both opened before either sent
+    b.open(venue.sheet_url(1))  # both opened and typed into before either sent
     players = venue.tables[0]
+    b.enter(["15", "10", "5"])
     a.enter(["14,50", "10", "5,50"])
     a.sign_all(players, venue.pins)
     ra = a.receipt()
-    b.enter(["15", "10", "5"])
     b.sign_all(players, venue.pins)
     expect(b.status()).to_contain_text("needs the referee: another sheet for this table differs")
     first, second = venue.sheets(1)

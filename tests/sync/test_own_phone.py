@@ -169,3 +169,73 @@ def test_an_own_phone_signature_without_a_draft_is_missing(client, game):
 def test_a_malformed_draft_hash_in_the_table_state_is_a_bad_request(client, game):
     r = client.get("/api/v1/table", query_string={"token": game.token(1), "draft": "XYZ"})
     assert r.status_code == 400 and r.json["field"] == "draft"
+
+
+# --------------------------------------------------------------------------- PIN proofs
+
+
+def pin_check(client, game, start_no, pin, content_hash):
+    return client.post("/api/v1/pin", json={"token": game.token(1), "start_no": start_no, "pin": pin,
+                                            "content_hash": content_hash})
+
+
+def count_slow_checks(monkeypatch) -> list[int]:
+    from webapp.services import pins
+
+    calls = []
+    real = pins.check_password_hash
+    monkeypatch.setattr(pins, "check_password_hash", lambda h, p: calls.append(1) or real(h, p))
+    return calls
+
+
+def test_a_pin_checked_while_signing_is_not_hashed_again_when_the_sheet_comes(app, client, game, monkeypatch):
+    body = game.body()
+    for sig in body["signatures"]:
+        r = pin_check(client, game, sig["start_no"], game.pins[sig["start_no"]], body["content_hash"])
+        assert r.status_code == 200 and len(r.json["proof"]) == 64
+        sig["pin_proof"] = r.json["proof"]
+    slow = count_slow_checks(monkeypatch)
+    r = post(client, body)
+    assert r.status_code == 200 and r.json["status"] == "accepted"
+    assert slow == []
+    with app.app_context():
+        assert "pin_proof" not in str(db.session.scalar(select(Sheet)).signatures)
+
+
+def test_a_proof_stands_only_for_its_player_its_sums_and_the_pin_it_was_given_for(app, client, game):
+    p1, p2, p3 = game.players()
+    body = game.body()
+    proof = pin_check(client, game, p1, game.pins[p1], body["content_hash"]).json["proof"]
+    other_sums = game.body(sums=[1500, 1000, 500])["content_hash"]
+    other_proof = pin_check(client, game, p1, game.pins[p1], other_sums).json["proof"]
+    assert "proof" not in client.post("/api/v1/pin", json={"token": game.token(1), "start_no": p1,
+                                                            "pin": game.pins[p1]}).json
+    wrong_pin = wrong(game.pins[p1])
+    for bad_proof in (other_proof, "0" * 64, pin_check(client, game, p2, game.pins[p2], body["content_hash"])
+                      .json["proof"]):
+        body["signatures"][0].update(pin=wrong_pin, pin_proof=bad_proof)
+        r = post(client, body)
+        assert r.status_code == 422 and (r.json["error"], r.json["start_no"]) == ("wrong-pin", p1)
+    # the operator resets the PIN and issues a new one: the old proof is void
+    body["signatures"][0].update(pin=wrong_pin, pin_proof=proof)
+    with app.app_context():
+        from webapp.services.pins import issue_pin, reset_pin
+
+        player = game.player(p1)
+        player.pin_failures = 0
+        reset_pin(player, "desk")
+        new_pin = issue_pin(player, actor="desk")
+        db.session.commit()
+    r = post(client, body)
+    assert r.status_code == 422 and r.json["error"] == "wrong-pin"
+    body["signatures"][0].update(pin=new_pin)
+    assert post(client, body).json["status"] == "accepted"  # the PIN itself still counts
+
+
+def test_a_wrong_pin_earns_no_proof(client, game):
+    p1 = game.players()[0]
+    r = pin_check(client, game, p1, wrong(game.pins[p1]), game.body()["content_hash"])
+    assert r.status_code == 422 and "proof" not in r.json
+    r = client.post("/api/v1/pin", json={"token": game.token(1), "start_no": p1, "pin": game.pins[p1],
+                                         "content_hash": "nope"})
+    assert r.status_code == 400 and r.json["field"] == "content_hash"

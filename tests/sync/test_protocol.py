@@ -257,7 +257,9 @@ def test_every_seated_player_signs_and_nobody_else():
 
 
 def test_pin_check_body():
-    assert parse_pin_check({"token": "t", "start_no": 41, "pin": "4821"}) == ("t", 41, "4821")
+    assert parse_pin_check({"token": "t", "start_no": 41, "pin": "4821"}) == ("t", 41, "4821", None)
+    h = "a" * 64
+    assert parse_pin_check({"token": "t", "start_no": 41, "pin": "4821", "content_hash": h}) == ("t", 41, "4821", h)
     for bad in ({"token": "t", "start_no": "41", "pin": "4821"}, {"token": "t", "pin": "4821"},
                 {"token": "t", "start_no": 41, "pin": 4821}, [], {"token": "", "start_no": 41, "pin": "1"}):
         with pytest.raises(ProtocolError) as e:

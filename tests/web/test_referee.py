@@ -541,3 +541,25 @@ def test_signature_rendering_ignores_anything_but_path_data():
     assert cases.signature_svg("") is None and cases.signature_svg(None) is None
     svg = cases.signature_svg("M 20 30 L 120 70 M 50 50 l 0 0")
     assert svg["view_box"] == "16 26 108 48"
+
+
+def test_a_signature_given_on_a_players_own_phone_is_marked_on_the_case_page(app, ref, field):
+    tid, pins = field
+    body = signed_submission(app, tid, 2, 2, [1950, 1200, -150], pins, note="betl, platil 2,40")
+    own = body["content"]["players"][1]
+    with app.app_context():
+        sheets.publish_draft(protocol.parse_draft(body))
+        sheets.sign_draft(protocol.parse_own_signature({
+            "token": body["token"], "content_hash": body["content_hash"], "start_no": own, "pin": pins[own],
+            "drawing": "M 1 1 L 30 9", "signed_at": "2026-03-14T10:52:00Z"}))
+        db.session.commit()
+    body["signatures"][1] = {"start_no": own, "own_phone": True, "hash": body["content_hash"]}
+    with app.app_context():
+        answer = sheets.submit(protocol.parse_submission(body))
+        db.session.commit()
+    assert answer.body["reason"] == "negative-sum"
+    page = text(ref.get(f"/referee/case/{answer.body['case']}"))
+    assert page.count("signed this version") == 3
+    own_row = re.search(rf'<li data-start-no="{own}">(.*?)</li>', page, re.S).group(1)
+    assert "on own phone" in own_row and '<path d="M 1 1 L 30 9"' in own_row
+    assert page.count("on own phone") == 1

@@ -85,7 +85,8 @@ def test_sheet_page_has_the_entry_form_signing_and_the_data_its_script_needs(app
     assert [p["name"] for p in data["players"]] == [p.name for p in players]
     assert data["total_cents"] == 3000 and data["place_points"] == [5, 3, 1]
     assert data["protocol"] == "listok-sheet/1" and data["sheet"] is None
-    assert data["api"] == {"sheets": "/api/v1/sheets", "pin": "/api/v1/pin", "table": "/api/v1/table"}
+    assert data["api"] == {"sheets": "/api/v1/sheets", "pin": "/api/v1/pin", "table": "/api/v1/table",
+                           "drafts": "/api/v1/drafts", "signatures": "/api/v1/signatures"}
     assert data["sw"] == "/sw.js"
     assert data["money"] == {"decimal": ".", "group": ",", "template": "€{}"}
     strings = json_block(page, "sheet-strings")
@@ -164,16 +165,17 @@ def test_secure_contexts_do_not_show_the_notice(app, anon, base):
 # --------------------------------------------------------------------------- the service worker
 
 
-def test_service_worker_is_served_from_the_root_with_no_cache(app, anon):
+def test_service_worker_is_served_from_the_root_and_cached_for_five_minutes(app, anon):
     resp = anon.get("/sw.js")
     assert resp.status_code == 200
     assert resp.mimetype == "text/javascript"
-    assert resp.headers["Cache-Control"] == "no-cache"
+    assert resp.headers["Cache-Control"] == "max-age=300"
     assert resp.headers["Service-Worker-Allowed"] == "/"
     source = text(resp)
     version = re.search(r'var VERSION = "([0-9a-f]{16})";', source)
     assert version and "__VERSION__" not in source and "__PRECACHE__" not in source
-    assert 'importScripts("/static/js/outbox.js")' in source
+    assert "importScripts" not in source and "__OUTBOX__" not in source
+    assert "root.ListokOutbox = {" in source  # the outbox, inlined
     assert '"listok-static-" + VERSION' in source and '"listok-pages-" + VERSION' in source
 
 

@@ -132,7 +132,7 @@ def _sheet_view(rs, tab: RoundTable, sheet: Sheet) -> SheetView:
             continue
         sigs.append({"start_no": s.get("start_no"), "signed_at": s.get("signed_at") or "",
                      "valid": bool(sheet.content_hash) and s.get("hash") == sheet.content_hash,
-                     "svg": signature_svg(s.get("drawing"))})
+                     "own_phone": bool(s.get("own_phone")), "svg": signature_svg(s.get("drawing"))})
     return SheetView(sheet, sums, points, [False] * len(sums), [x < 0 for x in sums], sigs)
 
 

@@ -12,6 +12,8 @@ PIN must be committed even though the request that carried it is refused
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from datetime import datetime, timedelta
 
@@ -100,15 +102,36 @@ def _locked(player: Player, until: datetime) -> PinLocked:
                        s=player.start_no), player.start_no, until)
 
 
-def verify_pins(tid: int, pins: dict[int, str]) -> dict[int, tuple[str, bool]]:
+def pin_proof(tid: int, start_no: int, content_hash: str, pin_hash: str) -> str:
+    """What the server answers a right PIN given for a sheet's content: the phone
+    sends it back with the sheet, and the PIN needs no second slow check. Bound
+    to the content and to the stored hash, so a reset PIN voids it."""
+    message = f"listok-pin-proof/1:{tid}:{start_no}:{content_hash}:{pin_hash}".encode()
+    return hmac.new(str(current_app.secret_key).encode(), message, hashlib.sha256).hexdigest()
+
+
+def verify_pins(tid: int, pins: dict[int, str],
+                proofs: dict[int, tuple[str, str]] | None = None) -> dict[int, tuple[str, bool]]:
     """The slow part of checking PINs, done before a submission takes the write
     lock: {start_no: (the PIN hash checked, whether the PIN matched)}. It reads on
     a connection of its own that never takes SQLite's write lock, so phones hash
-    their PINs in parallel instead of one after another behind the lock."""
+    their PINs in parallel instead of one after another behind the lock. A valid
+    proof ({start_no: (content_hash, proof)}, from `pin_proof`) stands for a right
+    PIN; an invalid one is ignored and the PIN is checked."""
+    proofs = proofs or {}
     with db.engine.connect().execution_options(read_only=True) as conn:
         rows = conn.execute(select(Player.start_no, Player.pin_hash).where(
             Player.tournament_id == tid, Player.start_no.in_(list(pins)))).all()
-    return {s: (h, check_password_hash(h, pins[s] or "")) for s, h in rows if h}
+    out = {}
+    for s, h in rows:
+        if not h:
+            continue
+        proof = proofs.get(s)
+        if proof and hmac.compare_digest(proof[1], pin_proof(tid, s, proof[0], h)):
+            out[s] = (h, True)
+        else:
+            out[s] = (h, check_password_hash(h, pins[s] or ""))
+    return out
 
 
 def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = None,

@@ -26,7 +26,7 @@ from ..rules.points import sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from .common import ServiceError, StaleError, audit, bump
-from .pins import PinError, PinLocked, check_pin, verify_pins
+from .pins import PinError, PinLocked, check_pin, pin_proof, verify_pins
 from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
 
@@ -323,7 +323,8 @@ def submit(sub: protocol.Submission) -> Answer:
     c = sub.content
     if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
         raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
-    verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures if not s.own_phone})
+    verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures if not s.own_phone},
+                           {s.start_no: (s.hash, s.pin_proof) for s in sub.signatures if s.pin_proof})
     t = load_tournament(tid, lock=True)
     h = c.hash
     stored = find_submission(sub.idempotency_key)
@@ -399,8 +400,10 @@ def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: 
 # --------------------------------------------------------------------------- PIN check, table state
 
 
-def check_table_pin(token: str, start_no: int, pin: str) -> Answer:
-    """POST /api/v1/pin: one player's PIN, checked at once (failures count)."""
+def check_table_pin(token: str, start_no: int, pin: str, content_hash: str | None = None) -> Answer:
+    """POST /api/v1/pin: one player's PIN, checked at once (failures count).
+    Given the content hash being signed, a right PIN earns a proof the phone
+    sends with the sheet, so the PIN is not hashed again then."""
     tid, round_no, table_no = read_token(token)
     t = load_tournament(tid)
     _r, tab = playing_table(t, round_no, table_no)
@@ -409,7 +412,9 @@ def check_table_pin(token: str, start_no: int, pin: str) -> Answer:
         check_pin(t, player, pin)
     except PinError as e:
         raise pin_refusal(e) from e
-    return Answer(200, {"status": "ok"})
+    if content_hash is None:
+        return Answer(200, {"status": "ok"})
+    return Answer(200, {"status": "ok", "proof": pin_proof(tid, start_no, content_hash, player.pin_hash)})
 
 
 def shown_sheet(tab: RoundTable) -> Sheet | None:

@@ -83,6 +83,7 @@ class Signature:
     drawing: str
     signed_at: str
     own_phone: bool = False
+    pin_proof: str = ""
 
     def stored(self) -> dict:
         """What is kept with the sheet: everything but the PIN."""
@@ -215,10 +216,12 @@ def parse_signature(data, i: int) -> Signature:
                          drawing="", signed_at="", own_phone=True)
     _require(data, ("start_no", "pin", "hash", "drawing", "signed_at"), f"{field}.")
     start_no = _int(data["start_no"], f"{field}.start_no", 1, MAX_ID)
+    proof = data.get("pin_proof")
     return Signature(start_no=start_no, pin=_str(data["pin"], f"{field}.pin", MAX_PIN, empty=True),
                      hash=_hash(data["hash"], f"{field}.hash", start_no),
                      drawing=_drawing(data["drawing"], f"{field}.drawing", start_no),
-                     signed_at=_signed_at(data["signed_at"], f"{field}.signed_at"))
+                     signed_at=_signed_at(data["signed_at"], f"{field}.signed_at"),
+                     pin_proof=_hash(proof, f"{field}.pin_proof", start_no) if proof is not None else "")
 
 
 def parse_submission(data) -> Submission:
@@ -247,13 +250,15 @@ def parse_submission(data) -> Submission:
     return Submission(token=token, idempotency_key=key, content=content, content_hash=h, signatures=signatures)
 
 
-def parse_pin_check(data) -> tuple[str, int, str]:
-    """A `POST /api/v1/pin` body → (token, start_no, pin)."""
+def parse_pin_check(data) -> tuple[str, int, str, str | None]:
+    """A `POST /api/v1/pin` body → (token, start_no, pin, content_hash or None)."""
     if not isinstance(data, dict):
         raise _bad("The body must be a JSON object.")
     _require(data, ("token", "start_no", "pin"))
+    h = data.get("content_hash")
     return (_str(data["token"], "token", MAX_TOKEN), _int(data["start_no"], "start_no", 1, MAX_ID),
-            _str(data["pin"], "pin", MAX_PIN, empty=True))
+            _str(data["pin"], "pin", MAX_PIN, empty=True),
+            _hash(h, "content_hash") if h is not None else None)
 
 
 @dataclass(frozen=True)

@@ -71,8 +71,8 @@ def submit_sheet():
 @bp.post("/pin")
 def check_pin():
     try:
-        token, start_no, pin = protocol.parse_pin_check(_body())
-        answer = sheets.check_table_pin(token, start_no, pin)
+        token, start_no, pin, content_hash = protocol.parse_pin_check(_body())
+        answer = sheets.check_table_pin(token, start_no, pin, content_hash)
     except protocol.ProtocolError as e:
         return _refusal(sheets.from_protocol(e))
     except sheets.SyncRefusal as e:

@@ -122,11 +122,12 @@ def sheet(token: str):
         "protocol": PROTOCOL, "token": token, "tournament": t.id, "round": r.number, "table": tab.number,
         "players": [{"start_no": s.start_no, "name": s.name, "club": s.club, "position": s.position}
                     for s in table_seats],
-        "total_cents": state["total_cents"],
+        "total_cents": state["total_cents"], "cards_position": state["cards_position"],
         "place_points": list(get_ruleset(t.ruleset).place_points[len(tab.players)]),
-        "sheet": state["sheet"], "money": money_format(),
+        "sheet": state["sheet"], "draft": state["draft"], "money": money_format(),
         "api": {"sheets": url_for("sync.submit_sheet"), "pin": url_for("sync.check_pin"),
-                "table": url_for("sync.table")},
+                "table": url_for("sync.table"), "drafts": url_for("sync.publish_draft"),
+                "signatures": url_for("sync.sign_draft")},
         "sw": url_for("table.service_worker"),
     }
     return render_template("table/sheet.html", t=t, r=r, tab=tab, seats=table_seats,
@@ -182,6 +183,12 @@ def phone_strings() -> dict:
         "referee_will_negative": _("A sum is negative: the referee must co-sign this sheet (SEM-C8)."),
         "referee_will_correction": _("This is a correction: the referee must approve it (SEM-C4)."),
         "signed_mark": _("signed"),
+        "own_signed_mark": _("signed on own phone"),
+        "own_choose": _("Choose your name first."),
+        "own_done": _("Thank you, %(name)s: your signature is on the server. The winner's phone adds it to the "
+                      "sheet."),
+        "own_unreachable": _("The server cannot be reached: signing on your own phone needs the Wi-Fi. Try again, "
+                             "or sign on the winner's phone."),
         "signing_now": _("signs now"),
         "to_sign": _("waiting"),
         "sign_as": _("Player %(position)s: %(start_no)s %(name)s"),
@@ -229,6 +236,9 @@ def phone_strings() -> dict:
 SHEET_ASSETS = ("css/listok.css", "vendor/signature_pad-5.1.4.umd.min.js",
                 "js/sha256.js", "js/outbox.js", "js/signature.js", "js/sheet.js")
 SW_TEMPLATE = "js/sw.js"
+# what the table page is made of besides: the worker answers the page from its copy
+# (cache-first), so a deploy that changes any of these must bring a new worker too
+PAGE_SOURCES = ("templates/base.html", "templates/table/sheet.html")
 
 
 def _static_files(names) -> list[Path]:
@@ -236,14 +246,19 @@ def _static_files(names) -> list[Path]:
     return [folder / n for n in names]
 
 
+def _page_sources() -> list[Path]:
+    root = Path(current_app.root_path)
+    return [root / n for n in PAGE_SOURCES] + sorted(root.glob("translations/*/LC_MESSAGES/messages.mo"))
+
+
 _sw_cache: dict[tuple, str] = {}
 
 
 def service_worker_source() -> str:
-    """static/js/sw.js with its version (a hash of itself and every precached file,
-    so a deploy that changes any of them installs a new worker and new caches)
-    and the precache list filled in."""
-    files = _static_files((SW_TEMPLATE,) + SHEET_ASSETS)
+    """static/js/sw.js with its version (a hash of itself, every precached file and
+    the page's templates and translations, so a deploy that changes any of them
+    installs a new worker and new caches) and the precache list filled in."""
+    files = _static_files((SW_TEMPLATE,) + SHEET_ASSETS) + _page_sources()
     key = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
     if key not in _sw_cache:
         digest = hashlib.sha256()
@@ -254,15 +269,20 @@ def service_worker_source() -> str:
         _sw_cache.clear()
         _sw_cache[key] = (source.replace("__VERSION__", digest.hexdigest()[:16])
                           .replace('"__PRECACHE__"', json.dumps(precache))
-                          .replace("__OUTBOX__", url_for("static", filename="js/outbox.js")))
+                          .replace("/*__OUTBOX__*/", _static_files(("js/outbox.js",))[0].read_text(encoding="utf-8")))
     return _sw_cache[key]
+
+
+# How long a phone may keep /sw.js without asking (the page registers with updateViaCache "all"):
+# a repeat load within it costs no request at all, and a deploy reaches a phone this much later.
+SW_MAX_AGE = 300
 
 
 @bp.get("/sw.js")
 def service_worker():
     response = current_app.response_class(service_worker_source(), mimetype="text/javascript")
-    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Cache-Control"] = f"max-age={SW_MAX_AGE}"
     response.headers["Service-Worker-Allowed"] = "/"
-    # the browser checks for a new worker on every table page it opens: unchanged, that is a 304
+    # after SW_MAX_AGE the browser checks for a new worker when a table page opens: unchanged, that is a 304
     response.add_etag()
     return response.make_conditional(request)

@@ -8,7 +8,9 @@
   var S = JSON.parse(document.getElementById("sheet-strings").textContent);
   var N = D.players.length;
   var Outbox = window.ListokOutbox;
-  var state = { draft: null, item: null, result: null, server: D.sheet, pad: null, busy: false };
+  var state = { draft: null, item: null, result: null, server: D.sheet, pad: null, busy: false,
+    offer: D.draft || null, own: null, ownPad: null, entryChosen: false };
+  var POLL_SIGNING = 3000, POLL_IDLE = 10000;
 
   function $(id) { return document.getElementById(id); }
   function show(el, on) { el.hidden = !on; }
@@ -101,20 +103,72 @@
     return api(D.api.table + "?token=" + encodeURIComponent(D.token)).then(function (ans) {
       if (ans.data && ans.data.status === "ok") {
         state.server = ans.data.sheet;
+        state.offer = ans.data.draft || null;
+        // another phone (or the desk) got there first: shown as a fresh load shows it, not under an empty form
+        if (state.server && !state.item && isBlank(state.draft)) state.draft = null;
         render();
+        if (fixedData(ans.data) !== fixedData(D) || otherLanguage()) {
+          renewPage("refresh-page", fixedData(ans.data) + " " + chosenLanguage());
+        }
       } else if (ans.data && ans.http === 410) {
         state.gone = true;
         render();
+      } else if (ans.http === 403 || ans.http === 404) {
+        renewPage("drop-page", String(ans.http));  // a fresh load shows the server's own message
       }
     }, function () { /* offline: the page's own data stays */ });
   }
 
-  /* Online: is the PIN right? Offline or server trouble: the server checks it on submit. */
-  function checkPin(startNo, pin) {
+  function isBlank(d) {
+    return !!d && !d.locked && !d.base_version && !d.note && d.typed.every(function (t) { return !t; });
+  }
+
+  /* The language the phone chose since (the `lang` cookie of the language links), when the page is in another:
+     a copy made before the choice. A link with ?lang= is its own page. */
+  function chosenLanguage() {
+    var m = /(?:^|;\s*)lang=([^;]*)/.exec(document.cookie || "");
+    return m ? m[1] : "";
+  }
+  function otherLanguage() {
+    var lang = chosenLanguage();
+    return !!lang && !/[?&]lang=/.test(location.search) && lang !== document.documentElement.lang;
+  }
+  /* What the page was made with that the script does not redraw: the table's players, its total, whose cards. */
+  function fixedData(t) {
+    return JSON.stringify([t.players.map(function (p) { return [p.start_no, p.name, p.club || ""]; }),
+      t.total_cents, t.cards_position === undefined ? null : t.cards_position]);
+  }
+
+  /* The page came from the service worker's copy and is out of date (or its link is no longer valid):
+     the worker renews or drops its copy, then the page loads again — once for a given state of the
+     table (sessionStorage), so never in a loop; never while the players are signing. */
+  function renewPage(what, mark) {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller, key = "listok-renewed:" + D.token;
+    if (!worker || state.renewing || (state.draft && state.draft.locked)) return;
+    if (state.ownPad && !state.ownPad.isEmpty()) return;  // a player is signing on their own phone
+    try {
+      if (sessionStorage.getItem(key) === what + mark) return;
+      sessionStorage.setItem(key, what + mark);
+    } catch (e) { return; }
+    state.renewing = true;
+    new Promise(function (resolve) {
+      var ch = new MessageChannel();
+      ch.port1.onmessage = function (ev) { resolve(ev.data || {}); };
+      worker.postMessage({ type: what, url: location.href }, [ch.port2]);
+      setTimeout(function () { resolve({}); }, 15000);
+    }).then(function (answer) {
+      if (!answer.ok && !answer.dropped && what !== "drop-page") { state.renewing = false; return; }
+      return saveDraft(true).then(function () { location.reload(); });
+    });
+  }
+
+  /* Online: is the PIN right? Offline or server trouble: the server checks it on submit.
+     A right PIN earns a proof for these sums, so the server need not check it again then. */
+  function checkPin(startNo, pin, contentHash) {
     if (navigator.onLine === false) return Promise.resolve({ ok: true });
-    return api(D.api.pin, { token: D.token, start_no: startNo, pin: pin }).then(function (ans) {
+    return api(D.api.pin, { token: D.token, start_no: startNo, pin: pin, content_hash: contentHash }).then(function (ans) {
       var d = ans.data;
-      if (d && d.status === "ok") return { ok: true };
+      if (d && d.status === "ok") return { ok: true, proof: d.proof };
       if (!d || ans.http >= 500) return { ok: true };
       return { ok: false, problem: d };
     }, function () { return { ok: true }; });
@@ -184,15 +238,25 @@
     var d = state.draft, item = state.item, mode;
     if (item) mode = "outbox";
     else if (state.gone) mode = "done";  // the round is over: nothing can be sent any more
+    else if (ownMode()) mode = "own";
     else if (d) mode = d.locked ? "signing" : "entry";
     else mode = "done";
     document.documentElement.setAttribute("data-sheet-mode", mode);
-    show($("no-sheet"), !state.server && !state.result && !item && !state.gone);
+    show($("no-sheet"), !state.server && !state.result && !item && !state.gone && mode !== "own");
     show($("entry"), mode === "entry");
     show($("signing"), mode === "signing");
+    show($("own"), mode === "own");
     renderStatus(mode);
     if (mode === "entry") renderEntry();
     if (mode === "signing") renderSigning();
+    if (mode === "own") renderOwn();
+  }
+
+  /* Another phone confirmed sums for this table and this one has nothing of its own going:
+     a player signs them here, on their own phone. */
+  function ownMode() {
+    var o = state.offer;
+    return !!o && !o.sent && !state.entryChosen && !state.item && (!state.draft || isBlank(state.draft));
   }
 
   function sumsTable(table, sums, base) {
@@ -309,8 +373,16 @@
     $("confirm").disabled = !ok;
   }
 
+  function signedBy(d, startNo) {
+    return d.signatures.filter(function (s) { return s.start_no === startNo; })[0] || null;
+  }
+  function nextSigner(d) {
+    for (var i = 0; i < N; i++) if (!signedBy(d, D.players[i].start_no)) return i;
+    return N;
+  }
+
   function renderSigning() {
-    var d = state.draft, sums = d.content.sums_cents, k = d.signatures.length;
+    var d = state.draft, sums = d.content.sums_cents, k = nextSigner(d);
     sumsTable($("locked-sums"), sums, d.base_sums);
     show($("locked-note"), !!d.content.note);
     $("locked-note").textContent = d.content.note ? fmt(S.note_shown, { note: d.content.note }) : "";
@@ -318,18 +390,22 @@
       : (sums.some(function (s) { return s < 0; }) ? S.referee_will_negative : "");
     $("referee-needed").textContent = referee;
     show($("referee-needed"), !!referee);
-    show($("change"), k === 0);
-    show($("change-gone"), k > 0);
+    show($("change"), d.signatures.length === 0);
+    show($("change-gone"), d.signatures.length > 0);
+    show($("own-hint"), !!d.published);
     var list = $("signers");
     list.textContent = "";
     D.players.forEach(function (p, i) {
-      var li = el("li", i < k ? "is-signed" : (i === k ? "is-next" : ""));
+      var signed = signedBy(d, p.start_no);
+      var li = el("li", signed ? "is-signed" : (i === k ? "is-next" : ""));
       li.appendChild(el("span", "seat-no", String(p.start_no)));
       li.appendChild(document.createTextNode(" " + p.name + " "));
-      li.appendChild(el("b", "sig-state", i < k ? S.signed_mark : (i === k ? S.signing_now : S.to_sign)));
+      li.appendChild(el("b", "sig-state", signed ? (signed.own_phone ? S.own_signed_mark : S.signed_mark)
+        : (i === k ? S.signing_now : S.to_sign)));
       if (i === k) li.setAttribute("aria-current", "step");
       list.appendChild(li);
     });
+    if (k >= N) return;
     var p = D.players[k];
     $("sig-turn").textContent = fmt(S.sign_as, { position: k + 1, start_no: p.start_no, name: p.name });
     $("pin-label").textContent = fmt(S.pin_of, { start_no: p.start_no, name: p.name });
@@ -371,6 +447,7 @@
     }).then(function () {
       render();
       $("signing").scrollIntoView({ block: "start" });
+      publishDraft();
     });
   }
 
@@ -385,23 +462,25 @@
 
   function sign() {
     if (state.busy) return;
-    var d = state.draft, k = d.signatures.length, p = D.players[k];
+    var d = state.draft, k = nextSigner(d), p = D.players[k];
     var pin = $("pin").value.trim(), err = $("sig-error");
+    if (!p) return;
     err.textContent = "";
     if (state.pad.isEmpty()) { err.textContent = S.draw_first; return; }
     if (!pin) { err.textContent = S.pin_first; $("pin").focus(); return; }
     state.busy = true;
     $("sig-ok").disabled = true;
-    checkPin(p.start_no, pin).then(function (res) {
+    checkPin(p.start_no, pin, d.content_hash).then(function (res) {
       if (!res.ok) {
         err.textContent = problemText(res.problem);
         $("pin").value = "";
         return;
       }
-      d.signatures.push({
-        start_no: p.start_no, pin: pin, hash: d.content_hash, drawing: state.pad.path(),
-        signed_at: new Date().toISOString().replace(/\.\d+Z$/, "Z")
-      });
+      if (!signedBy(d, p.start_no)) {
+        var sig = { start_no: p.start_no, pin: pin, hash: d.content_hash, drawing: state.pad.path(), signed_at: nowIso() };
+        if (res.proof) sig.pin_proof = res.proof;
+        d.signatures.push(sig);
+      }
       $("pin").value = "";
       state.pad.clear();
       if (d.signatures.length < N) return saveDraft(true).then(render);
@@ -448,6 +527,138 @@
     });
   }
 
+  // ------------------------------------------------------------------ signing on one's own phone
+
+  function nowIso() { return new Date().toISOString().replace(/\.\d+Z$/, "Z"); }
+
+  /* The winner's phone: the confirmed sums go to the server, where the other players' own phones find them. */
+  function publishDraft() {
+    var d = state.draft;
+    if (!d || !d.locked || navigator.onLine === false) return Promise.resolve();
+    return api(D.api.drafts, { token: D.token, content: d.content, content_hash: d.content_hash }).then(function (ans) {
+      if (state.draft !== d || !ans.data) return;
+      if (ans.data.status === "ok") {
+        d.published = true;
+        render();
+        return mergeOwn(d, ans.data.signed);
+      } else if (ans.http === 422) {
+        $("sig-error").textContent = problemText(ans.data);  // what the server would refuse on sending, said now
+      }
+    }, function () { /* offline: published by the next poll */ });
+  }
+
+  function mergeOwn(d, signed) {
+    if (state.busy || state.draft !== d || !d.locked) return Promise.resolve();
+    var added = false;
+    (signed || []).forEach(function (sn) {
+      var seated = D.players.some(function (p) { return p.start_no === sn; });
+      if (seated && !signedBy(d, sn)) {
+        d.signatures.push({ start_no: sn, own_phone: true, hash: d.content_hash });
+        added = true;
+      }
+    });
+    if (!added) return Promise.resolve();
+    if (d.signatures.length >= N) return finish();
+    render();
+    return saveDraft(true);
+  }
+
+  function pullOwnSignatures() {
+    var d = state.draft;
+    if (!d.published) return publishDraft();
+    var url = D.api.table + "?token=" + encodeURIComponent(D.token) + "&draft=" + d.content_hash;
+    return api(url).then(function (ans) {
+      if (!ans.data || ans.data.status !== "ok") return;
+      if (!ans.data.draft) { d.published = false; return publishDraft(); }
+      return mergeOwn(d, ans.data.draft.signed);
+    }, function () { /* offline: next time */ });
+  }
+
+  var lastIdlePoll = 0;
+  function poll() {
+    if (document.hidden || navigator.onLine === false || state.busy || state.renewing) return;
+    var mode = document.documentElement.getAttribute("data-sheet-mode"), d = state.draft;
+    if (mode === "signing" && d && d.locked) { pullOwnSignatures(); return; }
+    var now = Date.now();
+    if (mode === "own" || (mode === "entry" && isBlank(d) && now - lastIdlePoll >= POLL_IDLE)) {
+      lastIdlePoll = now;
+      refreshServer();
+    }
+  }
+
+  function ownSignedKey() { return "listok-own:" + D.token + ":" + state.offer.content_hash; }
+
+  function renderOwn() {
+    var o = state.offer, c = o.content, mine = null;
+    try { mine = parseInt(sessionStorage.getItem(ownSignedKey()), 10) || null; } catch (e) { /* private mode */ }
+    sumsTable($("own-sums"), c.sums_cents, null);
+    show($("own-note"), !!c.note);
+    $("own-note").textContent = c.note ? fmt(S.note_shown, { note: c.note }) : "";
+    var referee = c.base_version ? S.referee_will_correction
+      : (c.sums_cents.some(function (x) { return x < 0; }) ? S.referee_will_negative : "");
+    $("own-referee").textContent = referee;
+    show($("own-referee"), !!referee);
+    var me = mine && o.signed.indexOf(mine) >= 0 ? D.players.filter(function (p) { return p.start_no === mine; })[0] : null;
+    show($("own-done"), !!me);
+    $("own-done").textContent = me ? fmt(S.own_done, { name: me.name }) : "";
+    show($("own-form"), !me);
+    if (me) return;
+    var box = $("own-who"), chosen = box.querySelector("input:checked"), key = o.content_hash + o.signed.join(",");
+    var keep = chosen ? parseInt(chosen.value, 10) : null;
+    if (!state.ownPad) state.ownPad = window.ListokSignature.create($("own-pad"));
+    if (box.getAttribute("data-key") === key) return;  // polled again, nothing new: leave the choice alone
+    box.setAttribute("data-key", key);
+    box.textContent = "";
+    D.players.forEach(function (p) {
+      var done = o.signed.indexOf(p.start_no) >= 0;
+      var label = el("label", "own-choice" + (done ? " is-signed" : ""));
+      var input = el("input");
+      input.type = "radio";
+      input.name = "own-who";
+      input.value = String(p.start_no);
+      input.disabled = done;
+      input.checked = !done && keep === p.start_no;
+      label.appendChild(input);
+      label.appendChild(el("span", "seat-no", String(p.start_no)));
+      label.appendChild(document.createTextNode(" " + p.name));
+      if (done) label.appendChild(el("b", "sig-state", S.signed_mark));
+      box.appendChild(label);
+    });
+  }
+
+  function ownSign() {
+    if (state.busy || !state.offer) return;
+    var o = state.offer, err = $("own-error"), chosen = $("own-who").querySelector("input:checked");
+    var pin = $("own-pin").value.trim();
+    err.textContent = "";
+    if (!chosen) { err.textContent = S.own_choose; return; }
+    if (state.ownPad.isEmpty()) { err.textContent = S.draw_first; return; }
+    if (!pin) { err.textContent = S.pin_first; $("own-pin").focus(); return; }
+    var who = parseInt(chosen.value, 10);
+    state.busy = true;
+    $("own-ok").disabled = true;
+    api(D.api.signatures, {
+      token: D.token, content_hash: o.content_hash, start_no: who, pin: pin, drawing: state.ownPad.path(),
+      signed_at: nowIso()
+    }).then(function (ans) {
+      var data = ans.data;
+      $("own-pin").value = "";
+      if (data && data.status === "ok") {
+        try { sessionStorage.setItem(ownSignedKey(), String(who)); } catch (e) { /* shown until a reload */ }
+        state.offer = { content: data.content, content_hash: data.content_hash, signed: data.signed, sent: data.sent };
+        state.ownPad.clear();
+        render();
+      } else if (!data || ans.http >= 500) {
+        err.textContent = S.own_unreachable;
+      } else {
+        err.textContent = problemText(data);
+        if (data.error === "no-draft") refreshServer();
+      }
+    }, function () {
+      err.textContent = S.own_unreachable;
+    }).finally(function () { state.busy = false; $("own-ok").disabled = false; });
+  }
+
   // ------------------------------------------------------------------ offline mode
 
   function setupOffline() {
@@ -458,7 +669,7 @@
       return;
     }
     show(off, false);
-    navigator.serviceWorker.register(D.sw, { scope: "/" }).then(function () {
+    navigator.serviceWorker.register(D.sw, { scope: "/", updateViaCache: "all" }).then(function () {
       return navigator.serviceWorker.ready;
     }).then(function (reg) {
       return new Promise(function (resolve) {
@@ -509,7 +720,7 @@
       var item = state.item, pin = $("repin-pin").value.trim(), who = item && item.problem && item.problem.start_no;
       if (!pin || !who) return;
       Outbox.retry(item.idempotency_key, function (it) {
-        it.body.signatures.forEach(function (s) { if (s.start_no === who) s.pin = pin; });
+        it.body.signatures.forEach(function (s) { if (s.start_no === who) { s.pin = pin; delete s.pin_proof; } });
       });
     });
     $("discard").addEventListener("click", function () {
@@ -517,6 +728,17 @@
       Outbox.discard(state.item.idempotency_key).then(reload);
     });
     $("correct").addEventListener("click", startCorrection);
+    $("own-ok").addEventListener("click", ownSign);
+    $("own-pin").addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); ownSign(); } });
+    $("own-clear").addEventListener("click", function () { state.ownPad.clear(); $("own-error").textContent = ""; });
+    $("own-enter").addEventListener("click", function () {
+      state.entryChosen = true;
+      if (!state.draft) state.draft = newDraft(null);
+      render();
+      $("sum0").focus();
+    });
+    setInterval(poll, POLL_SIGNING);
+    document.addEventListener("visibilitychange", poll);
     Outbox.onChange(function (ev) {
       if (ev.token && ev.token !== D.token) return;
       reload().then(function () {
@@ -530,6 +752,8 @@
   setupOffline();
   reload().then(function () {
     Outbox.start();
-    if (fromCache() && navigator.onLine !== false) refreshServer();
+    // under the service worker the page may be its copy: what the server has now, at once
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if ((fromCache() || worker) && navigator.onLine !== false) refreshServer();
   });
 })();

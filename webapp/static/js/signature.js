@@ -25,9 +25,12 @@
     function fit() {
       // the canvas bitmap must match its CSS size times the pixel ratio, or strokes land off the finger
       var ratio = Math.max(root.devicePixelRatio || 1, 1);
+      var w = canvas.offsetWidth * ratio, h = canvas.offsetHeight * ratio;
+      // unchanged: leave it, or a redraw while the finger is down would drop the stroke being drawn
+      if (!w || (canvas.width === w && canvas.height === h)) return;
       var data = pad.toData();
-      canvas.width = canvas.offsetWidth * ratio;
-      canvas.height = canvas.offsetHeight * ratio;
+      canvas.width = w;
+      canvas.height = h;
       canvas.getContext("2d").scale(ratio, ratio);
       pad.clear();
       if (data.length) pad.fromData(data);

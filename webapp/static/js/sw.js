@@ -3,8 +3,12 @@
 
    - the table page's assets: precached, then cache-first (the cache name
      carries the version, so a deploy brings a new worker and fresh copies);
-   - a table page (/s/<token>): network-first, its copy kept for when the
-     venue Wi-Fi drops (and after a reload);
+   - a table page (/s/<token>): cache-first — a kept copy is answered at once
+     with nothing from the network; with no copy, from the network (a copy
+     is kept; lie-fi and 5xx as below). The page's script then asks the API
+     for the table's state, and asks this worker to renew the copy
+     ("refresh-page") when its fixed data is out of date, or to drop it
+     ("drop-page") when the server no longer knows the table's link;
    - everything else, the API included: not touched.
    The outbox (IndexedDB) is shared with the page: Background Sync, where the
    browser has it, is one more chance to send; the page never relies on it. */
@@ -16,7 +20,7 @@ var PAGE_CACHE = "listok-pages-" + VERSION;
 var MAX_PAGES = 40;
 var NETWORK_WAIT = 6000;  // a page that does not come by then is shown from the copy
 
-importScripts("__OUTBOX__");
+/*__OUTBOX__*/  // static/js/outbox.js, inlined by the server: one file to check for updates
 
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(STATIC_CACHE).then(function (cache) {
@@ -47,6 +51,12 @@ function keepPage(request, response) {
   });
 }
 
+function pageCacheFirst(request) {
+  return caches.open(PAGE_CACHE).then(function (cache) { return cache.match(request.url); })
+    .then(function (hit) { return hit || pageNetworkFirst(request); });
+}
+
+/* no copy yet: the network, with the copy as a fallback should one appear meanwhile */
 function pageNetworkFirst(request) {
   var key = request.url;
   function copy() { return caches.open(PAGE_CACHE).then(function (c) { return c.match(key); }); }
@@ -76,7 +86,7 @@ self.addEventListener("fetch", function (event) {
   var url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (isPage(url) && request.mode === "navigate") {
-    event.respondWith(pageNetworkFirst(request));
+    event.respondWith(pageCacheFirst(request));
   } else if (isStatic(url)) {
     event.respondWith(caches.open(STATIC_CACHE).then(function (cache) {
       return cache.match(request).then(function (hit) {
@@ -89,21 +99,35 @@ self.addEventListener("fetch", function (event) {
   }
 });
 
-/* The page asks for its own copy: its first load came before this worker controlled it. */
+/* The page asks about its own copy:
+   - "cache-page": keep one (its first load came before this worker controlled it);
+   - "refresh-page": its fixed data (players, total, whose cards) is out of date:
+     fetch it again and keep the new copy (one the server refuses is dropped);
+   - "drop-page": the server no longer knows this link: forget the copy. */
+function fetchPage(href) {
+  return fetch(href, { credentials: "same-origin", cache: "no-store" });
+}
+
 self.addEventListener("message", function (event) {
   var data = event.data || {}, port = event.ports && event.ports[0];
-  if (data.type !== "cache-page") return;
+  if (["cache-page", "refresh-page", "drop-page"].indexOf(data.type) < 0) return;
   var url = new URL(data.url, self.location.origin);
   if (url.origin !== self.location.origin || !isPage(url)) return;
-  event.waitUntil(caches.open(PAGE_CACHE).then(function (cache) {
+  var work = caches.open(PAGE_CACHE).then(function (cache) {
+    if (data.type === "drop-page") return cache.delete(url.href);
     return cache.match(url.href).then(function (hit) {
-      return hit || fetch(url.href, { credentials: "same-origin" }).then(function (response) {
-        if (!response.ok) throw new Error(String(response.status));
-        return keepPage(url.href, response);
+      if (hit && data.type === "cache-page") return hit;
+      return fetchPage(url.href).then(function (response) {
+        if (response.ok) return keepPage(url.href, response).then(function () { return { ok: true }; });
+        // 4xx: the link is refused (bad token, round over): its old copy must not stand in for it
+        if (response.status < 500) return cache.delete(url.href).then(function () { return { ok: false, dropped: true }; });
+        return { ok: false };
       });
     });
-  }).then(function () { if (port) port.postMessage({ ok: true }); },
-    function () { if (port) port.postMessage({ ok: false }); }));
+  });
+  event.waitUntil(work.then(function (answer) {
+    if (port) port.postMessage(answer && answer.ok === false ? answer : { ok: true });
+  }, function () { if (port) port.postMessage({ ok: false }); }));
 });
 
 self.addEventListener("sync", function (event) {
