@@ -4,13 +4,20 @@
 
 Prints, on SQLite (a temp file) and, with --database-url or TEST_DATABASE_URL,
 on PostgreSQL: closing a round and publishing the standings and the next draw
-(server side, issue #3 target under 1 s), and rendering the standings page
-for 420 players (target under 100 ms).
+(server side, issue #3 target under 1 s), rendering the standings page
+for 420 players (target under 100 ms), and the print page of a round's 140
+paper sheets with their QR codes (target well under 1 s).
+Each page is timed after the templates are compiled: rendered with the render
+caches empty (new standings: a round closed), after a version bump alone (what
+every sheet accepted in the round being played does to the cache keys), and
+repeated. With --profile, the first uncached render is run under cProfile.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import random
 import statistics
 import sys
@@ -21,10 +28,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+from sqlalchemy import update  # noqa: E402
+
 from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Tournament, User  # noqa: E402
+from webapp.server_cli import freeze_startup_objects  # noqa: E402
 from webapp.services import rounds  # noqa: E402
 from webapp.services.results import load_tournament  # noqa: E402
 from webapp.simulate import make_players, table_sums  # noqa: E402
@@ -34,7 +44,37 @@ def ms(s: float) -> str:
     return f"{s * 1000:8.1f} ms"
 
 
-def run(url: str, label: str, n_players: int) -> None:
+def timed_get(client, path: str, profile: bool):
+    start = time.perf_counter()
+    if profile:
+        prof = cProfile.Profile()
+        resp = prof.runcall(client.get, path)
+    else:
+        resp = client.get(path)
+    elapsed = time.perf_counter() - start
+    assert resp.status_code == 200, (path, resp.status_code)
+    if profile:
+        print(f"    --- profile of the first GET {path}")
+        pstats.Stats(prof, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+    return resp, elapsed
+
+
+def clear_render_caches() -> None:
+    from webapp.views import render_cache
+    from webapp.views.public import standings
+
+    for value in vars(standings).values():
+        if isinstance(value, render_cache.VersionedCache):
+            value.clear()
+
+
+def bump_version(app, tid: int) -> None:
+    with app.app_context():
+        db.session.execute(update(Tournament).where(Tournament.id == tid).values(version=Tournament.version + 1))
+        db.session.commit()
+
+
+def run(url: str, label: str, n_players: int, profile: bool = False) -> None:
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench", "WTF_CSRF_ENABLED": False})
     rng = random.Random(5)
     with app.app_context():
@@ -51,6 +91,7 @@ def run(url: str, label: str, n_players: int) -> None:
         tid = t.id
 
         print(f"\n[{label}] {n_players} players")
+        widest = (0, 0)  # (tables, round): the print page is timed for the round with most tables
         for k in range(1, 7):
             t = load_tournament(tid)
             if k == 1:
@@ -74,25 +115,36 @@ def run(url: str, label: str, n_players: int) -> None:
             elapsed = time.perf_counter() - start
             db.session.expire_all()
             tables = len(nxt.tables) if nxt is not None else 0
+            widest = max(widest, (len(r.tables), k))
             print(f"  close round {k} + standings + draw of round {k + 1} ({tables} tables): {ms(elapsed)}")
             if nxt is None:
                 break
 
     client = app.test_client()
     client.post("/login", data={"username": "bench", "password": "bench-pass"})
-    for path, name in ((f"/t/{tid}/standings", "public standings page"),
-                       (f"/operator/t/{tid}/standings", "operator final results page")):
-        start = time.perf_counter()
-        client.get(path)
-        cold = time.perf_counter() - start
-        runs = []
-        for _ in range(10):
-            start = time.perf_counter()
-            resp = client.get(path)
-            runs.append(time.perf_counter() - start)
-            assert resp.status_code == 200, resp.status_code
-        print(f"  {name} ({len(resp.data) // 1024} KB): first render {ms(cold)}; "
-              f"repeated: median {ms(statistics.median(runs))}, max {ms(max(runs))}")
+    n_sheets, sheets_round = widest
+    pages = ((f"/t/{tid}/standings", "public standings page"),
+             (f"/operator/t/{tid}/standings", "operator final results page"),
+             (f"/operator/t/{tid}/round/{sheets_round}/sheets", f"print page, {n_sheets} sheets"))
+    # a process's first request compiles the templates: not what a change costs
+    compile_times = [timed_get(client, path, False)[1] for path, _name in pages]
+    freeze_startup_objects()  # as `listok serve` does
+    print(f"  first requests of the process (templates compiled): {', '.join(ms(s).strip() for s in compile_times)}")
+    for path, name in pages:
+        cold, after_change = [], []
+        for i in range(5):
+            clear_render_caches()  # new standings: a round closed, a correction
+            bump_version(app, tid)
+            resp, elapsed = timed_get(client, path, profile and i == 0)
+            cold.append(elapsed)
+        for i in range(5):
+            bump_version(app, tid)  # what every sheet accepted in the round being played does
+            after_change.append(timed_get(client, path, False)[1])
+        repeated = [timed_get(client, path, False)[1] for _ in range(5 if "sheets" in path else 10)]
+        print(f"  {name} ({len(resp.data) // 1024} KB): uncached {ms(statistics.median(cold))} "
+              f"(max {ms(max(cold)).strip()}); after a version bump {ms(statistics.median(after_change))} "
+              f"(max {ms(max(after_change)).strip()}); repeated {ms(statistics.median(repeated))} "
+              f"(max {ms(max(repeated)).strip()}); medians")
     with app.app_context():
         db.session.remove()
         db.engine.dispose()
@@ -102,12 +154,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--players", type=int, default=420)
     ap.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL"))
+    ap.add_argument("--profile", action="store_true", help="cProfile the first render of each page")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        run(f"sqlite:///{tmp}/bench.db", "SQLite", args.players)
+        run(f"sqlite:///{tmp}/bench.db", "SQLite", args.players, args.profile)
     if args.database_url:
         with temporary_schema(args.database_url, "bench") as url:
-            run(url, "PostgreSQL", args.players)
+            run(url, "PostgreSQL", args.players, args.profile)
 
 
 if __name__ == "__main__":

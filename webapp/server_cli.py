@@ -2,6 +2,8 @@
 create-user. Imported lazily by webapp.cli so the computing commands stay fast."""
 from __future__ import annotations
 
+import gc
+
 import click
 
 
@@ -9,6 +11,15 @@ def _app():
     from . import create_app
 
     return create_app()
+
+
+def freeze_startup_objects() -> None:
+    """Keep what start-up made (modules, the app, Babel's and SQLAlchemy's tables)
+    out of the garbage collector's full passes, which otherwise walk all of it
+    again and again while a request builds thousands of objects: about a quarter
+    of a 420-player standings render (benchmarks/server_bench.py)."""
+    gc.collect()
+    gc.freeze()
 
 
 def upgrade_database(app) -> None:
@@ -78,6 +89,7 @@ def serve(host: str, port: int, with_demo: bool) -> None:
             else:
                 click.echo("demo tournament present; sign in as 'demo' / 'demo-operator'")
     click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
+    freeze_startup_objects()
     waitress_serve(app, host=host, port=port, threads=8)
 
 

@@ -14,6 +14,7 @@ class VersionedCache:
         self.size = size
         self._data: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+        self._making: dict = {}
 
     def get(self, key):
         with self._lock:
@@ -28,6 +29,27 @@ class VersionedCache:
             self._data.move_to_end(key)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
+
+    def get_or_make(self, key, make):
+        """The cached value, else make() once: requests that miss the same key
+        meanwhile (every phone polling right after a round is closed) wait for
+        that one instead of each computing it alongside."""
+        value = self.get(key)
+        if value is not None:
+            return value
+        with self._lock:
+            making = self._making.setdefault(key, threading.Lock())
+        try:
+            with making:
+                value = self.get(key)
+                if value is None:
+                    value = make()
+                    self.put(key, value)
+                return value
+        finally:
+            with self._lock:
+                if self._making.get(key) is making:
+                    del self._making[key]
 
     def clear(self) -> None:
         with self._lock:

@@ -13,8 +13,9 @@ from ...extensions import db, htmx
 from ...rules.corrections import KINDS
 from ...rules.ruleset import get_ruleset
 from ...services import discipline as dsvc, results as svc, rounds as round_service
-from ...services.common import ServiceError
+from ...services.common import ServiceError, get_tournament
 from ..auth import operator_required, role_required
+from ..public.standings import standings_table
 from . import bp
 
 KIND_LABELS = {
@@ -153,14 +154,15 @@ def desk_close(tid: int, n: int):
 @bp.get("/t/<int:tid>/standings")
 @operator_required
 def standings(tid: int):
-    t = svc.load_tournament(tid)
+    t = get_tournament(tid)
     after = request.args.get("after", type=int)
     try:
-        page = svc.standings_page(t, after)
+        page, table = standings_table(t, after if after is not None else svc.last_closed(t))
     except ServiceError as e:
         return render_template("operator/results/standings.html", t=t, page=None, error=str(e),
                                hhmm=hhmm), 404 if after else 200
-    return render_template("operator/results/standings.html", t=t, page=page, error=None, hhmm=hhmm)
+    page = {**page, "publication": svc.publication(next((r for r in t.rounds if r.number == page["after"]), None))}
+    return render_template("operator/results/standings.html", t=t, page=page, table=table, error=None, hhmm=hhmm)
 
 
 # --------------------------------------------------------------------------- discipline

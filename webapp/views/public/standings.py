@@ -1,11 +1,14 @@
 """Public standings (from round 2 on, SEM-C9) and a player's own page."""
 from __future__ import annotations
 
+import hashlib
+
 from flask import abort, current_app, render_template, request
 from flask_babel import format_time, get_locale
 from markupsafe import Markup
 
 from ...extensions import htmx
+from ...models import Tournament
 from ...services import results as svc
 from ...services.common import ServiceError, get_tournament
 from ..render_cache import VersionedCache
@@ -18,35 +21,51 @@ def hhmm(dt) -> str:
 
 
 STANDINGS = VersionedCache(32)
+TABLES = VersionedCache(32)
+# what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
+SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
 
 
-def _standings(tid: int, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
-    """(latest public round, page, rendered table), computed once per tournament version."""
-    t = get_tournament(tid)
+def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
+    """(page summary, rendered table) of the standings after round `after`,
+    computed once per tournament version and shared by the public and the
+    operator's pages; ServiceError as standings_page raises it. The page's
+    `publication` moves with the clock: callers add it per request."""
     # the database URL keeps apps of one process apart (tests: a fresh database per test, ids repeat)
-    key = (current_app.config["SQLALCHEMY_DATABASE_URI"], tid, t.version, after, str(get_locale()))
-    hit = STANDINGS.get(key)
-    if hit is None:
-        t = svc.load_tournament(tid)
-        latest = svc.public_standings_round(t)
-        page = table = None
-        if latest is not None and (after is None or svc.PUBLIC_FROM_ROUND <= after <= latest):
-            try:
-                page = svc.standings_page(t, after or latest)
-            except ServiceError:
-                page = None
-            if page is not None:
-                table = Markup(render_template("public/_standings_table.html", t=t, page=page))
-        hit = (latest, page, table)
-        STANDINGS.put(key, hit)
-    return hit
+    db_url, locale = current_app.config["SQLALCHEMY_DATABASE_URI"], str(get_locale())
+    key = (db_url, t.id, t.version, after, locale)
+
+    def make():
+        full = svc.load_tournament(t.id)
+        page = svc.standings_page(full, after)
+        # most changes (every sheet of the round being played) leave these standings as
+        # they were: the table is rendered again only when what it shows has changed
+        shown = repr({k: v for k, v in page.items() if k != "publication"})
+        table_key = (db_url, t.id, after, locale, hashlib.blake2b(shown.encode()).digest())
+        table = TABLES.get_or_make(
+            table_key, lambda: Markup(render_template("public/_standings_table.html", t=full, page=page)))
+        return {k: page[k] for k in SUMMARY}, table
+
+    return STANDINGS.get_or_make(key, make)
+
+
+def _standings(t: Tournament, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
+    """(latest public round, page, rendered table)."""
+    latest = svc.public_standings_round(t)
+    if latest is None or (after is not None and not svc.PUBLIC_FROM_ROUND <= after <= latest):
+        return latest, None, None
+    try:
+        page, table = standings_table(t, after or latest)
+    except ServiceError:
+        return latest, None, None
+    return latest, page, table
 
 
 @bp.get("/t/<int:tid>/standings")
 def standings(tid: int):
     after = request.args.get("after", type=int)
-    latest, page, table = _standings(tid, after)
     t = get_tournament(tid)
+    latest, page, table = _standings(t, after)
     if latest is None:
         return render_template("public/standings.html", t=t, page=None, hhmm=hhmm, hidden=True)
     if page is None:

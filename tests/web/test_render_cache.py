@@ -1,0 +1,73 @@
+"""The render cache behind the standings pages."""
+from __future__ import annotations
+
+import threading
+import time
+
+from tests.helpers import make_tournament, play_round, text
+from webapp.views.render_cache import VersionedCache
+
+
+def test_concurrent_misses_make_the_value_once():
+    cache = VersionedCache(4)
+    calls = []
+
+    def make():
+        calls.append(1)
+        time.sleep(0.05)
+        return "value"
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(cache.get_or_make("k", make))) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results == ["value"] * 6 and len(calls) == 1
+    assert cache.get_or_make("k", lambda: "other") == "value"
+
+
+def test_a_failed_make_is_not_cached():
+    cache = VersionedCache(4)
+
+    def fail():
+        raise ValueError("no")
+
+    for _ in range(2):
+        try:
+            cache.get_or_make("k", fail)
+        except ValueError:
+            pass
+    assert cache.get("k") is None and cache.get_or_make("k", lambda: 1) == 1
+
+
+def standings_table(page: str) -> str:
+    return page[page.index('<div class="scroll">'):page.index("</aside>")]
+
+
+def test_a_version_bump_alone_reuses_the_rendered_table(app, op):
+    """Every sheet accepted bumps the version; standings that did not change are not rendered again."""
+    from webapp.extensions import db
+    from webapp.models import Tournament
+    from webapp.services.common import bump
+    from webapp.views.public.standings import TABLES
+
+    tid = make_tournament(app, 9)
+    play_round(app, tid, seed=1)
+    play_round(app, tid, seed=2)
+    TABLES.clear()
+    first = standings_table(text(op.get(f"/t/{tid}/standings")))
+    assert len(TABLES._data) == 1
+    with app.app_context():
+        bump(db.session.get(Tournament, tid))
+        db.session.commit()
+    assert standings_table(text(op.get(f"/t/{tid}/standings"))) == first and len(TABLES._data) == 1
+    # the operator's page shows the same table
+    assert standings_table(text(op.get(f"/operator/t/{tid}/standings"))) == first and len(TABLES._data) == 1
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        t.players[0].name = "Renamed Player"
+        bump(t)
+        db.session.commit()
+    assert "Renamed Player" in text(op.get(f"/t/{tid}/standings")) and len(TABLES._data) == 2
+    TABLES.clear()
