@@ -23,7 +23,7 @@ loads (the QR code scanned again) with the service worker in control (the
 page and its assets from its cache: the figure is what still crossed the
 network for them, target 0), with the page's GET /api/v1/table state request
 and the browser's own check for a new worker (/sw.js) printed apart. Also the page + assets with gzip only, as plain
-HTTP would fetch them.
+HTTP would fetch them. And what the table state request the open pages poll costs.
 """
 from __future__ import annotations
 
@@ -235,6 +235,28 @@ def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool, 
         raise SystemExit(f"[{label}] FAILED")
 
 
+# --------------------------------------------------------------------------- the page's poll
+
+
+def poll_cost(n_tables: int = 140) -> None:
+    """GET /api/v1/table, which an open table page asks every 10 s while its form is
+    empty and every 3 s while players sign (own-phone signatures, docs/SYNC.md)."""
+    tmp = tempfile.mkdtemp(prefix="listok-bench-")
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/poll.db", "SECRET_KEY": "bench"})
+    _tid, bodies = setup(app, n_tables, fast_pins=True)
+    client = app.test_client()
+    print(f"\n[table state] GET /api/v1/table in-process, SQLite, {n_tables} tables of 3")
+    for label, query in (("state", lambda b: {"token": b["token"]}),
+                         ("state with a draft's signatures", lambda b: {"token": b["token"],
+                                                                        "draft": b["content_hash"]})):
+        times = []
+        for b in bodies:
+            t0 = time.perf_counter()
+            assert client.get("/api/v1/table", query_string=query(b)).status_code == 200
+            times.append((time.perf_counter() - t0) * 1000)
+        print(f"  {label:32s} p50 {statistics.median(times):6.1f} ms   p95 {pct(times, 95):6.1f} ms")
+
+
 # --------------------------------------------------------------------------- page size
 
 
@@ -360,6 +382,7 @@ def main() -> None:
         if args.database_url:
             with temporary_schema(args.database_url, "bench") as url:
                 run_submissions(url, "PostgreSQL", args.phones, args.drop, args.fast_pins, proofs)
+    poll_cost()
     page_sizes(browser_too=not args.no_browser)
 
 
