@@ -22,8 +22,9 @@ that crossed the proxy, headers included): the first load, and two repeat
 loads (the QR code scanned again) with the service worker in control (the
 page and its assets from its cache: the figure is what still crossed the
 network for them, target 0), with the page's GET /api/v1/table state request
-and the browser's own check for a new worker (/sw.js) printed apart. Also the page + assets with gzip only, as plain
-HTTP would fetch them. And what the table state request the open pages poll costs.
+and the browser's own check for a new worker (/sw.js) printed apart. Also
+the page + assets with gzip only, as plain HTTP would fetch them, and the
+cost of the table state request the open pages poll.
 """
 from __future__ import annotations
 
