@@ -80,6 +80,15 @@ def test_draw_refused_for_28_players_with_the_engines_message(app, op):
         assert t.status == "setup" and not any(p.nominated for p in t.players)
 
 
+@pytest.mark.parametrize("lang, message", [("en", "Round 1: there are no players to seat. Check the players in first."),
+                                           ("sk", "1. kolo: nie je koho nasadiť. Najprv zaprezentujte hráčov.")])
+def test_sem_b2_a_draw_with_nobody_checked_in_says_so_in_the_operators_language(app, op, lang, message):
+    tid = make_tournament(app, 9, checked_in=False)
+    resp = op.post(url(tid, 1, "draw") + f"?lang={lang}", data={"version": version(app, tid)})
+    assert resp.status_code == 422 and message in text(resp)
+    assert round_state(app, tid) == []
+
+
 @pytest.mark.parametrize("sent", [{"version": "0"}, {}])
 def test_draw_with_stale_or_missing_version_is_refused(app, op, sent):
     tid = make_tournament(app, 9)

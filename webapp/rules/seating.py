@@ -167,7 +167,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
         return Draw(n, _seated(tables, clubs), tuple(advancing), tuple(eliminated))
 
     if not field:
-        raise DrawError(f"round {n}: there are no players to seat")
+        raise DrawError(f"round {n}: there are no players to seat", code="no-players", round=n)
     if len(field) % TABLE_SIZE:
         raise seating_error(n, len(field))
     if kind == "rating":

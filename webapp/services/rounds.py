@@ -60,6 +60,8 @@ def draw_error_text(e: DrawError) -> str:
                         "add %(num)d players or withdraw %(withdraw)d.",
                         e.details["add"], r=e.details["round"], count=e.details["count"],
                         size=e.details["size"], withdraw=e.details["withdraw"])
+    if e.code == "no-players":
+        return _("Round %(r)d: there are no players to seat. Check the players in first.", r=e.details["round"])
     return str(e)
 
 
