@@ -163,6 +163,19 @@ def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, R
     return r, tab
 
 
+def token_table(token: str) -> tuple[Tournament, Round, RoundTable]:
+    """The tournament, round and table a token opens, if that round is being played."""
+    tid, round_no, table_no = read_token(token)
+    t = load_tournament(tid)
+    r, tab = playing_table(t, round_no, table_no)
+    return t, r, tab
+
+
+def check_for_token(c: protocol.Content, tid: int, round_no: int, table_no: int) -> None:
+    if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
+        raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
+
+
 def seated_player(t: Tournament, tab: RoundTable, start_no: int) -> Player:
     player = next((p for p in t.players if p.start_no == start_no), None)
     if player is None or start_no not in tab.players:
@@ -321,8 +334,7 @@ def submit(sub: protocol.Submission) -> Answer:
     """Check and store one signed sheet (docs/SYNC.md, POST /api/v1/sheets)."""
     tid, round_no, table_no = read_token(sub.token)
     c = sub.content
-    if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
-        raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
+    check_for_token(c, tid, round_no, table_no)
     verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures if not s.own_phone},
                            {s.start_no: (s.hash, s.pin_proof) for s in sub.signatures if s.pin_proof})
     t = load_tournament(tid, lock=True)
@@ -404,9 +416,7 @@ def check_table_pin(token: str, start_no: int, pin: str, content_hash: str | Non
     """POST /api/v1/pin: one player's PIN, checked at once (failures count).
     Given the content hash being signed, a right PIN earns a proof the phone
     sends with the sheet, so the PIN is not hashed again then."""
-    tid, round_no, table_no = read_token(token)
-    t = load_tournament(tid)
-    _r, tab = playing_table(t, round_no, table_no)
+    t, _r, tab = token_table(token)
     player = seated_player(t, tab, start_no)
     try:
         check_pin(t, player, pin)
@@ -414,7 +424,7 @@ def check_table_pin(token: str, start_no: int, pin: str, content_hash: str | Non
         raise pin_refusal(e) from e
     if content_hash is None:
         return Answer(200, {"status": "ok"})
-    return Answer(200, {"status": "ok", "proof": pin_proof(tid, start_no, content_hash, player.pin_hash)})
+    return Answer(200, {"status": "ok", "proof": pin_proof(t.id, start_no, content_hash, player.pin_hash)})
 
 
 def shown_sheet(tab: RoundTable) -> Sheet | None:
@@ -428,9 +438,7 @@ def shown_sheet(tab: RoundTable) -> Sheet | None:
 def table_state(token: str, draft_hash: str | None = None) -> dict:
     """GET /api/v1/table: what the server has for the token's table; with
     `draft_hash`, that draft, else the newest one no sheet has been sent for."""
-    tid, round_no, table_no = read_token(token)
-    t = load_tournament(tid)
-    r, tab = playing_table(t, round_no, table_no)
+    t, r, tab = token_table(token)
     rs = get_ruleset(t.ruleset)
     by_no = {p.start_no: p for p in t.players}
     expected = rs.expected_total(len(tab.players))
@@ -479,12 +487,9 @@ def publish_draft(d: protocol.Draft) -> Answer:
     """POST /api/v1/drafts: confirmed sums the other players may sign on their
     own phones. Checked like a sheet (seating, hash, total, SEM-C8 note) so
     nobody signs sums the server would refuse; publishing twice is harmless."""
-    tid, round_no, table_no = read_token(d.token)
     c = d.content
-    if (c.tournament, c.round, c.table) != (tid, round_no, table_no):
-        raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
-    t = load_tournament(tid)
-    r, tab = playing_table(t, round_no, table_no)
+    check_for_token(c, *read_token(d.token))
+    t, _r, tab = token_table(d.token)
     _check_players(tab, c)
     try:
         protocol.check_content_hash(c, d.content_hash)
@@ -500,9 +505,7 @@ def publish_draft(d: protocol.Draft) -> Answer:
 def sign_draft(g: protocol.OwnSignature) -> Answer:
     """POST /api/v1/signatures: a player signs published sums on their own phone,
     with their PIN (checked now, failures counted as for sheets)."""
-    tid, round_no, table_no = read_token(g.token)
-    t = load_tournament(tid)
-    r, tab = playing_table(t, round_no, table_no)
+    t, r, tab = token_table(g.token)
     player = seated_player(t, tab, g.start_no)
     draft = _draft(tab, g.content_hash)
     if draft is None:

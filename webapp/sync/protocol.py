@@ -205,6 +205,13 @@ def _require(data: dict, keys: tuple[str, ...], prefix: str = "") -> None:
             raise _bad(f"{prefix}{key} is missing.", f"{prefix}{key}")
 
 
+def _body(data, keys: tuple[str, ...]) -> None:
+    """A request body: a JSON object with these keys."""
+    if not isinstance(data, dict):
+        raise _bad("The body must be a JSON object.")
+    _require(data, keys)
+
+
 def parse_signature(data, i: int) -> Signature:
     field = f"signatures[{i}]"
     if not isinstance(data, dict):
@@ -229,9 +236,7 @@ def parse_submission(data) -> Submission:
     naming the first field that is wrong. Unknown top-level keys are ignored
     (a later phone may send more); unknown content keys are refused (the
     content is what was signed)."""
-    if not isinstance(data, dict):
-        raise _bad("The body must be a JSON object.")
-    _require(data, ("token", "idempotency_key", "content", "content_hash", "signatures"))
+    _body(data, ("token", "idempotency_key", "content", "content_hash", "signatures"))
     token = _str(data["token"], "token", MAX_TOKEN)
     key = _str(data["idempotency_key"], "idempotency_key", 80)
     if not KEY_RE.fullmatch(key):
@@ -252,9 +257,7 @@ def parse_submission(data) -> Submission:
 
 def parse_pin_check(data) -> tuple[str, int, str, str | None]:
     """A `POST /api/v1/pin` body → (token, start_no, pin, content_hash or None)."""
-    if not isinstance(data, dict):
-        raise _bad("The body must be a JSON object.")
-    _require(data, ("token", "start_no", "pin"))
+    _body(data, ("token", "start_no", "pin"))
     h = data.get("content_hash")
     return (_str(data["token"], "token", MAX_TOKEN), _int(data["start_no"], "start_no", 1, MAX_ID),
             _str(data["pin"], "pin", MAX_PIN, empty=True),
@@ -271,9 +274,7 @@ class Draft:
 
 
 def parse_draft(data) -> Draft:
-    if not isinstance(data, dict):
-        raise _bad("The body must be a JSON object.")
-    _require(data, ("token", "content", "content_hash"))
+    _body(data, ("token", "content", "content_hash"))
     return Draft(token=_str(data["token"], "token", MAX_TOKEN), content=parse_content(data["content"]),
                  content_hash=_hash(data["content_hash"], "content_hash"))
 
@@ -291,9 +292,7 @@ class OwnSignature:
 
 
 def parse_own_signature(data) -> OwnSignature:
-    if not isinstance(data, dict):
-        raise _bad("The body must be a JSON object.")
-    _require(data, ("token", "content_hash", "start_no", "pin", "drawing", "signed_at"))
+    _body(data, ("token", "content_hash", "start_no", "pin", "drawing", "signed_at"))
     start_no = _int(data["start_no"], "start_no", 1, MAX_ID)
     return OwnSignature(token=_str(data["token"], "token", MAX_TOKEN),
                         content_hash=_hash(data["content_hash"], "content_hash"), start_no=start_no,

@@ -9,7 +9,7 @@
   var N = D.players.length;
   var Outbox = window.ListokOutbox;
   var state = { draft: null, item: null, result: null, server: D.sheet, pad: null, busy: false,
-    offer: D.draft || null, own: null, ownPad: null, entryChosen: false };
+    offer: D.draft || null, ownPad: null, entryChosen: false };
   var POLL_SIGNING = 3000, POLL_IDLE = 10000;
 
   function $(id) { return document.getElementById(id); }
@@ -381,15 +381,20 @@
     return N;
   }
 
+  /* Confirmed sums as they are signed: the table, the SEM-C8 note, and whether the referee must sign too. */
+  function renderLocked(content, base, tableId, noteId, refereeId) {
+    sumsTable($(tableId), content.sums_cents, base);
+    show($(noteId), !!content.note);
+    $(noteId).textContent = content.note ? fmt(S.note_shown, { note: content.note }) : "";
+    var referee = content.base_version ? S.referee_will_correction
+      : (content.sums_cents.some(function (s) { return s < 0; }) ? S.referee_will_negative : "");
+    $(refereeId).textContent = referee;
+    show($(refereeId), !!referee);
+  }
+
   function renderSigning() {
-    var d = state.draft, sums = d.content.sums_cents, k = nextSigner(d);
-    sumsTable($("locked-sums"), sums, d.base_sums);
-    show($("locked-note"), !!d.content.note);
-    $("locked-note").textContent = d.content.note ? fmt(S.note_shown, { note: d.content.note }) : "";
-    var referee = d.content.base_version ? S.referee_will_correction
-      : (sums.some(function (s) { return s < 0; }) ? S.referee_will_negative : "");
-    $("referee-needed").textContent = referee;
-    show($("referee-needed"), !!referee);
+    var d = state.draft, k = nextSigner(d);
+    renderLocked(d.content, d.base_sums, "locked-sums", "locked-note", "referee-needed");
     show($("change"), d.signatures.length === 0);
     show($("change-gone"), d.signatures.length > 0);
     show($("own-hint"), !!d.published);
@@ -591,13 +596,7 @@
   function renderOwn() {
     var o = state.offer, c = o.content, mine = null;
     try { mine = parseInt(sessionStorage.getItem(ownSignedKey()), 10) || null; } catch (e) { /* private mode */ }
-    sumsTable($("own-sums"), c.sums_cents, null);
-    show($("own-note"), !!c.note);
-    $("own-note").textContent = c.note ? fmt(S.note_shown, { note: c.note }) : "";
-    var referee = c.base_version ? S.referee_will_correction
-      : (c.sums_cents.some(function (x) { return x < 0; }) ? S.referee_will_negative : "");
-    $("own-referee").textContent = referee;
-    show($("own-referee"), !!referee);
+    renderLocked(c, null, "own-sums", "own-note", "own-referee");
     var me = mine && o.signed.indexOf(mine) >= 0 ? D.players.filter(function (p) { return p.start_no === mine; })[0] : null;
     show($("own-done"), !!me);
     $("own-done").textContent = me ? fmt(S.own_done, { name: me.name }) : "";
