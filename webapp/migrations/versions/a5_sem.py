@@ -1,0 +1,21 @@
+"""SEM fidelity (nomination duty fixed at round 1 and others)
+
+Revision ID: a5_sem
+Revises: a4_desk
+"""
+from alembic import op
+import sqlalchemy as sa
+
+
+revision = 'a5_sem'
+down_revision = 'a4_desk'
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    pass
+
+
+def downgrade():
+    pass
