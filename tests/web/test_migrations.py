@@ -15,3 +15,17 @@ def test_migrations_match_models(database_url):
             diff = compare_metadata(MigrationContext.configure(conn), db.metadata)
         db.engine.dispose()
     assert diff == []
+
+
+def test_upgrade_keeps_the_servers_loggers(database_url):
+    """Alembic's fileConfig used to disable every logger created before it, so
+    `listok serve` never showed waitress' "Task queue depth" warnings."""
+    import logging
+
+    waitress_log = logging.getLogger("waitress.queue")
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url})
+    upgrade_database(app)
+    with app.app_context():
+        db.engine.dispose()
+    assert not waitress_log.disabled
+    assert not logging.getLogger("waitress").disabled
