@@ -6,7 +6,7 @@ from pathlib import Path
 from flask import Flask
 from flask_compress import Compress
 
-from . import i18n
+from . import headers, i18n
 from .config import load_config
 from .database import configure_sqlite
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
@@ -30,6 +30,7 @@ def build_app(config: dict | None = None) -> Flask:
     htmx.init_app(app)
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["zstd", "br", "gzip", "deflate"])  # static files too
     Compress(app)  # small first load of the phone's table page and its scripts
+    headers.init_app(app)
 
     from . import models
 
