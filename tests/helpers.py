@@ -1,19 +1,43 @@
 """Builders for web tests: users, logged-in clients, tournaments with players."""
 from __future__ import annotations
 
+from flask import current_app, has_app_context
+from sqlalchemy import event, select
+
 from webapp.extensions import db
-from webapp.models import User
+from webapp.models import Assignment, Tournament, User, utcnow
 
 HX = {"HX-Request": "true"}
 
 
-def make_user(app, username="operator", password="secret-pass", role="operator") -> User:
+def make_user(app, username="operator", password="secret-pass", role="operator", everywhere=True) -> int:
+    """An account; with `everywhere` an operator or referee is assigned to every
+    tournament of the test, those that exist and those created later (by any
+    path: builders, HTTP, import), so that tests of other things need not care."""
+    from webapp.services import access
+
     with app.app_context():
         user = User(username=username, role=role, display_name=username.title())
         user.set_password(password)
         db.session.add(user)
+        db.session.flush()
+        if everywhere and role != "admin":
+            for tid in db.session.scalars(select(Tournament.id)):
+                access.assign(user, tid)
+            app.extensions.setdefault(EVERYWHERE, set()).add(user.id)
         db.session.commit()
         return user.id
+
+
+EVERYWHERE = "tests-assigned-everywhere"
+
+
+@event.listens_for(Tournament, "after_insert")
+def _assign_everywhere(_mapper, connection, target):
+    users = current_app.extensions.get(EVERYWHERE) if has_app_context() else None
+    if users:
+        connection.execute(Assignment.__table__.insert(),
+                           [{"user_id": u, "tournament_id": target.id, "created_at": utcnow()} for u in sorted(users)])
 
 
 def login(client, username="operator", password="secret-pass"):

@@ -6,18 +6,82 @@ import secrets
 from pathlib import Path
 
 
-def _secret_key(instance: Path) -> str:
-    """LISTOK_SECRET_KEY, or a random key kept in the instance folder so that
-    sessions and signed sheet tokens survive a restart."""
-    key = os.environ.get("LISTOK_SECRET_KEY")
+MIN_KEY_LENGTH = 32  # characters; a generated key is 64 hex digits
+
+
+class ConfigError(RuntimeError):
+    """The server must not start: the message is one line saying what to fix."""
+
+
+def production(values: dict | None = None) -> bool:
+    env = (values or {}).get("LISTOK_ENV") or os.environ.get("LISTOK_ENV", "")
+    return env.strip().lower() == "production"
+
+
+def key_path(instance: Path) -> Path:
+    """Where the embedded default keeps its generated key: apart from the
+    database file (instance/listok.db), in a folder only the server's user may open."""
+    return instance / "keys" / "secret_key"
+
+
+def _read_key(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError as e:
+        raise ConfigError(f"cannot read the secret key file {path}: {e.strerror or e}") from e
+
+
+def generated_key(instance: Path) -> str:
+    """The key kept in instance/keys/secret_key, written once. Concurrent starters
+    (several server processes on a fresh instance folder) race only for an
+    os.link of a complete file: exactly one link wins and everyone reads that
+    file, so they all end up with the same key, never an empty one."""
+    path = key_path(instance)
+    if path.exists():
+        key = _read_key(path)
+        if key:
+            return key
+        raise ConfigError(f"the secret key file {path} is empty: delete it to generate a new key")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    legacy = instance / "secret_key"  # before keys/ existed: keep its key so printed QR codes still work
+    if legacy.exists() and legacy.read_text().strip():
+        source = legacy
+    else:
+        source = path.parent / f".secret_key.{os.getpid()}.{secrets.token_hex(8)}"
+        fd = os.open(source, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, secrets.token_hex(32).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    try:
+        os.link(source, path)
+    except (FileExistsError, FileNotFoundError):
+        pass  # another process was first (and may have moved the old key already): use its key
+    finally:
+        source.unlink(missing_ok=True)
+    os.chmod(path, 0o600)
+    return _read_key(path)
+
+
+def _secret_key(instance: Path, prod: bool = False) -> str:
+    """LISTOK_SECRET_KEY, else the file named by LISTOK_SECRET_KEY_FILE, else (not
+    in production) a random key generated once into instance/keys/secret_key,
+    so that sessions and signed sheet tokens survive a restart."""
+    key = os.environ.get("LISTOK_SECRET_KEY", "").strip()
     if key:
         return key
-    path = instance / "secret_key"
-    if not path.exists():
-        instance.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
-    return path.read_text().strip()
+    file = os.environ.get("LISTOK_SECRET_KEY_FILE", "").strip()
+    if file:
+        key = _read_key(Path(file))
+        if not key:
+            raise ConfigError(f"the secret key file {file} (LISTOK_SECRET_KEY_FILE) is empty")
+        return key
+    if prod:
+        raise ConfigError("LISTOK_ENV=production needs LISTOK_SECRET_KEY or LISTOK_SECRET_KEY_FILE "
+                          "(a file outside the data directory)")
+    return generated_key(instance)
 
 
 def normalise_database_url(url: str) -> str:
@@ -27,9 +91,11 @@ def normalise_database_url(url: str) -> str:
     return url
 
 
-def _database_url(instance: Path) -> str:
-    url = os.environ.get("DATABASE_URL")
+def _database_url(instance: Path, prod: bool = False) -> str:
+    url = os.environ.get("DATABASE_URL", "").strip()
     if not url:
+        if prod:
+            raise ConfigError("LISTOK_ENV=production needs DATABASE_URL (refusing to serve an empty SQLite database)")
         instance.mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{instance / 'listok.db'}"
     return normalise_database_url(url)
@@ -46,6 +112,8 @@ class Config:
     SESSION_COOKIE_SAMESITE = "Lax"
     REMEMBER_COOKIE_SAMESITE = "Lax"
     MAX_CONTENT_LENGTH = 8 * 1024 * 1024
+    SESSION_COOKIE_HTTPONLY = True
+    REMEMBER_COOKIE_HTTPONLY = True
 
 
 
@@ -55,11 +123,21 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     values = {k: getattr(Config, k) for k in dir(Config) if k.isupper()}
     overrides = dict(overrides or {})
     instance = Path(instance_path)
+    # only these peers may say, with X-Forwarded-For/-Proto, who the client is and that it used HTTPS
+    values["LISTOK_TRUSTED_PROXIES"] = os.environ.get("LISTOK_TRUSTED_PROXIES", "127.0.0.1,::1")
+    values["LISTOK_ENV"] = os.environ.get("LISTOK_ENV", "")
+    prod = production(overrides)
     if "SQLALCHEMY_DATABASE_URI" not in overrides:
-        values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance)
+        values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance, prod)
     if "SECRET_KEY" not in overrides:
-        values["SECRET_KEY"] = _secret_key(instance)
+        values["SECRET_KEY"] = _secret_key(instance, prod)
     values.update(overrides)
+    key = str(values.get("SECRET_KEY") or "").strip()
+    if not key:
+        raise ConfigError("the secret key is empty: set LISTOK_SECRET_KEY or LISTOK_SECRET_KEY_FILE")
+    if prod and len(key) < MIN_KEY_LENGTH:
+        raise ConfigError(f"the secret key is too short for production ({len(key)} characters, "
+                          f"at least {MIN_KEY_LENGTH})")
     if values["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         values["SQLALCHEMY_ENGINE_OPTIONS"] = {}
     return values

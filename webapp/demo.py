@@ -1,4 +1,5 @@
-"""The demo venue: a tournament in round 3 with realistic players, and demo accounts."""
+"""The demo venue: a tournament in round 3 with realistic players, and demo accounts
+(an operator and a referee assigned to it, and an admin)."""
 from __future__ import annotations
 
 import random
@@ -8,35 +9,41 @@ from sqlalchemy import select
 
 from .extensions import db
 from .models import Player, Tournament, User
-from .services import rounds
+from .services import access, rounds
 from .simulate import make_players, table_sums
 
 DEMO_NAME = "SEM Demo - Poprad"
 DEMO_LOGIN = ("demo", "demo-operator")
 DEMO_REFEREE = ("rozhodca", "demo-referee")
+DEMO_ADMIN = ("admin", "demo-admin")
 
 
 def has_demo() -> bool:
     return db.session.scalar(select(Tournament).where(Tournament.name == DEMO_NAME)) is not None
 
 
-def _account(username: str, password: str, role: str, name: str) -> None:
-    if db.session.scalar(select(User).where(User.username == username)) is None:
+def _account(username: str, password: str, role: str, name: str) -> User:
+    user = db.session.scalar(select(User).where(User.username == username))
+    if user is None:
         user = User(username=username, role=role, display_name=name)
         user.set_password(password)
         db.session.add(user)
+        db.session.flush()
+    return user
 
 
 def create_demo(n_players: int = 45, seed: int = 2026) -> tuple[int, tuple[str, str]]:
     """Rounds 1 and 2 closed, round 3 published and running with some sheets in."""
-    _account(*DEMO_LOGIN, "operator", "Demo operátor")
-    _account(*DEMO_REFEREE, "referee", "Demo rozhodca")
+    staff = [_account(*DEMO_LOGIN, "operator", "Demo operátor"), _account(*DEMO_REFEREE, "referee", "Demo rozhodca")]
+    _account(*DEMO_ADMIN, "admin", "Demo admin")
     t = Tournament(name=DEMO_NAME, date=date.today(), venue="Poprad, Hotel Tatra", ruleset="sem")
     for p in make_players(n_players, seed=seed, clubs=8):
         t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club,
                                 status=p.status, rating=p.rating, present=True))
     db.session.add(t)
     db.session.flush()
+    for user in staff:
+        access.assign(user, t.id)
     rng = random.Random(seed)
     for k in (1, 2, 3):
         r = rounds.draw_round(t, "demo")

@@ -5,11 +5,14 @@ from pathlib import Path
 
 from flask import Flask
 from flask_compress import Compress
+from sqlalchemy import select
+from flask_babel import lazy_gettext as _l
 
 from . import headers, i18n
 from .config import load_config
 from .database import configure_sqlite
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
+from .proxies import SecureCookies, TrustedProxyFix
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -35,16 +38,19 @@ def build_app(config: dict | None = None) -> Flask:
     from . import models
 
     @login_manager.user_loader
-    def load_user(user_id: str):
-        return db.session.get(models.User, int(user_id))
+    def load_user(session_token: str):
+        # the session token, not the id (User.get_id): a signed-out or deactivated user's cookies load nobody
+        user = db.session.scalar(select(models.User).where(models.User.session_token == session_token))
+        return user if user is not None and user.active else None
 
-    from .views import auth, operator, public, referee, table
+    from .views import admin, auth, operator, public, referee, table
 
     app.register_blueprint(auth.bp)
     app.register_blueprint(operator.bp)
     app.register_blueprint(public.bp)
     app.register_blueprint(table.bp)
     from .sync.routes import bp as sync_bp
+    app.register_blueprint(admin.bp)
     app.register_blueprint(sync_bp)
     app.register_blueprint(referee.bp)
 
@@ -68,3 +74,4 @@ def build_app(config: dict | None = None) -> Flask:
 
     app.cli.add_command(listok)
     return app
+    app.wsgi_app = TrustedProxyFix(SecureCookies(app.wsgi_app), app.config["LISTOK_TRUSTED_PROXIES"])

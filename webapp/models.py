@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
@@ -14,7 +15,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from .extensions import db
 
-ROLES = ("operator", "referee")
+ROLES = ("admin", "operator", "referee")
 
 
 def utcnow() -> datetime:
@@ -29,9 +30,18 @@ class User(UserMixin, db.Model):
     role: Mapped[str] = mapped_column(String(20), default="operator")
     active: Mapped[bool] = mapped_column(default=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Flask-Login's id in the session and the remember cookie: a new one ends every session of the user
+    session_token: Mapped[str] = mapped_column(String(64), unique=True, default=lambda: secrets.token_urlsafe(32))
+
+    def get_id(self) -> str:
+        return self.session_token
+
+    def end_sessions(self) -> None:
+        self.session_token = secrets.token_urlsafe(32)
 
     def set_password(self, password: str) -> None:
         self.password_hash = generate_password_hash(password)
+        self.end_sessions()
 
     def check_password(self, password: str) -> bool:
         return check_password_hash(self.password_hash, password)
@@ -43,6 +53,27 @@ class User(UserMixin, db.Model):
     @property
     def label(self) -> str:
         return self.display_name or self.username
+
+
+class Assignment(db.Model):
+    """An operator or referee working at a tournament: they see and change only those."""
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"), primary_key=True,
+                                               index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LoginAttempt(db.Model):
+    """One sign-in attempt, reserved before the password is checked (services/auth.py throttle)."""
+
+    __tablename__ = "login_attempt"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    username: Mapped[str] = mapped_column(String(80), index=True)
+    address: Mapped[str] = mapped_column(String(64), index=True)
+    outcome: Mapped[str] = mapped_column(String(10), default="pending")  # pending | failed | ok
 
 
 class Tournament(db.Model):

@@ -8,9 +8,16 @@ import click
 
 
 def _app():
+    """The app, or one line on stderr and exit status 2 when it must not start
+    (production mode without DATABASE_URL or a usable secret key)."""
     from . import create_app
+    from .config import ConfigError
 
-    return create_app()
+    try:
+        return create_app()
+    except ConfigError as e:
+        click.echo(f"listok: {e}", err=True)
+        raise SystemExit(2) from None
 
 
 def freeze_startup_objects() -> None:
@@ -32,15 +39,20 @@ def upgrade_database(app) -> None:
 
 @click.command("create-user")
 @click.argument("username")
-@click.option("--role", type=click.Choice(["operator", "referee"]), default="operator", show_default=True)
+@click.option("--role", type=click.Choice(["admin", "operator", "referee"]), default="operator", show_default=True)
 @click.option("--name", "display_name", default="", help="Name shown in the audit log.")
+@click.option("--tournament", "tournaments", type=int, multiple=True,
+              help="Assign to this tournament id (repeatable); an admin works at all of them.")
 @click.password_option(help="Asked for when not given.")
-def create_user(username: str, role: str, display_name: str, password: str) -> None:
-    """Create an operator or referee account (the first one, or more)."""
+def create_user(username: str, role: str, display_name: str, tournaments: tuple[int, ...], password: str) -> None:
+    """Create an admin, operator or referee account (the first one, or more).
+    Operators and referees see only the tournaments they are assigned to: use
+    --tournament, or the admin's page /admin/, or create the tournament as that operator."""
     from sqlalchemy import select
 
     from .extensions import db
-    from .models import User
+    from .models import Tournament, User
+    from .services import access
 
     if len(password) < 8:
         raise click.BadParameter("use at least 8 characters", param_hint="password")
@@ -49,11 +61,18 @@ def create_user(username: str, role: str, display_name: str, password: str) -> N
     with app.app_context():
         if db.session.scalar(select(User).where(User.username == username)):
             raise click.ClickException(f"user '{username}' exists already")
+        missing = [tid for tid in tournaments if db.session.get(Tournament, tid) is None]
+        if missing:
+            raise click.BadParameter(f"no tournament {missing[0]}", param_hint="--tournament")
         user = User(username=username, role=role, display_name=display_name)
         user.set_password(password)
         db.session.add(user)
+        db.session.flush()
+        for tid in tournaments:
+            access.assign(user, tid)
         db.session.commit()
-    click.echo(f"created {role} '{username}'")
+    where = f", assigned to tournament {', '.join(map(str, tournaments))}" if tournaments else ""
+    click.echo(f"created {role} '{username}'{where}")
 
 
 @click.command("demo")
@@ -87,7 +106,8 @@ def serve(host: str, port: int, with_demo: bool) -> None:
                 tid, login = create_demo(45)
                 click.echo(f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'")
             else:
-                click.echo("demo tournament present; sign in as 'demo' / 'demo-operator'")
+                click.echo("demo tournament present; sign in as 'demo' / 'demo-operator' "
+                           "(admin: 'admin' / 'demo-admin')")
     click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
     freeze_startup_objects()
     waitress_serve(app, host=host, port=port, threads=8)

@@ -44,16 +44,19 @@ class QueueItem:
     age_seconds: int
 
 
-def queue(now: datetime | None = None) -> dict:
-    """The open cases of every tournament, grouped by kind (KINDS order), newest
+def queue(now: datetime | None = None, tournament_ids: set[int] | None = None) -> dict:
+    """The open cases of the tournaments `tournament_ids` (None: every tournament),
+    grouped by kind (KINDS order), newest
     first in each group, and the last few decisions. `fingerprint` changes
     whenever the page would look different (a case opened or decided, and every
     minute for the ages), so a poller can skip unchanged answers."""
     now = now or utcnow()
+    scope = () if tournament_ids is None else (Case.tournament_id.in_(tournament_ids),)
     open_cases = db.session.scalars(
-        select(Case).where(Case.status == "open").order_by(Case.created_at.desc(), Case.id.desc())).all()
+        select(Case).where(Case.status == "open", *scope).order_by(Case.created_at.desc(), Case.id.desc())).all()
     decided = db.session.scalars(
-        select(Case).where(Case.status != "open").order_by(Case.resolved_at.desc(), Case.id.desc()).limit(8)).all()
+        select(Case).where(Case.status != "open", *scope)
+        .order_by(Case.resolved_at.desc(), Case.id.desc()).limit(8)).all()
     ids = {c.tournament_id for c in open_cases} | {c.tournament_id for c in decided}
     tournaments = {t.id: t for t in db.session.scalars(select(Tournament).where(Tournament.id.in_(ids)))} if ids else {}
     groups = []

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import format_time, format_timedelta, gettext as _, lazy_gettext as _l
 from flask_login import current_user
 
 from ..extensions import db, htmx
-from ..services import cases as svc
+from ..services import access, cases as svc
 from ..services.common import ServiceError
 from ..services.results import c4_old_by_seat
 from .auth import role_required
@@ -55,7 +55,7 @@ bp.app_template_global("sem_c4_old")(c4_old_by_seat)
 @bp.get("/")
 @referee_required
 def queue():
-    q = svc.queue()
+    q = svc.queue(tournament_ids=access.tournament_ids(current_user))
     if htmx:
         if request.args.get("seen") == q["fingerprint"]:
             return "", 204  # unchanged: htmx keeps the list as it is
@@ -63,8 +63,16 @@ def queue():
     return render_template("referee/queue.html", q=q, **_ctx())
 
 
+def _own_case(cid: int):
+    """A case of a tournament the user works at; any other does not exist for them."""
+    c = svc.get_case(cid)
+    if not access.can_access(current_user, c.tournament_id):
+        abort(404)
+    return c
+
+
 def _case_page(cid: int, *, error: ServiceError | None = None, status: int = 200):
-    page = svc.case_page(svc.get_case(cid))
+    page = svc.case_page(_own_case(cid))
     return render_template("referee/case.html", **page, error=str(error) if error else None,
                            error_field=error.field if error else None, form=request.form, **_ctx()), status
 
@@ -76,7 +84,7 @@ def case(cid: int):
 
 
 def _decide(cid: int, decide, done: str):
-    c = svc.get_case(cid)
+    c = _own_case(cid)
     try:
         decide(c)
     except ServiceError as e:

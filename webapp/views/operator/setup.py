@@ -16,7 +16,7 @@ from wtforms import HiddenField, SelectField, StringField
 from ...extensions import db, htmx
 from ...models import Player
 from ...rules.season import NOMINATED
-from ...services import players as svc
+from ...services import access, players as svc
 from ...services import pins as pin_svc
 from ...services.common import ServiceError, StaleError, get_tournament
 from ...services.tournament_file import export_results_csv, export_tournament, import_tournament
@@ -245,6 +245,7 @@ def import_file():
         db.session.rollback()
         form.file.errors = [str(e)]
         return render_template("operator/setup/import_file.html", form=form), 422
+    access.assign(current_user, t.id)
     db.session.commit()
     flash(_("Tournament %(name)s imported with %(players)d players and %(rounds)d rounds.",
             name=t.name, players=len(t.players), rounds=len(t.rounds)), "success")

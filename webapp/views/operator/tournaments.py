@@ -5,16 +5,16 @@ from flask import flash, redirect, render_template, url_for
 from flask_babel import gettext as _, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
-from sqlalchemy import select
 from wtforms import DateField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
 from ...extensions import db
 from ...models import Tournament
 from ...rules.ruleset import REGISTRY, get_ruleset
-from ...services import rounds
+from ...services import access, rounds
 from ...services.common import audit, get_tournament
 from ...services.players import checkin_summary
+from ...venue_https import offline_mode, qr_base_url
 from ..auth import operator_required
 from . import bp
 
@@ -34,8 +34,14 @@ class TournamentForm(FlaskForm):
 @bp.get("/")
 @operator_required
 def index():
-    tournaments = db.session.scalars(select(Tournament).order_by(Tournament.date.desc(), Tournament.id.desc())).all()
-    return render_template("operator/index.html", tournaments=tournaments, form=TournamentForm())
+    return _index_page(TournamentForm())
+
+
+def _index_page(form: TournamentForm, status: int = 200):
+    """The tournaments this user works at (an admin: all of them)."""
+    tournaments = db.session.scalars(access.visible_tournaments(current_user)
+                                     .order_by(Tournament.date.desc(), Tournament.id.desc())).all()
+    return render_template("operator/index.html", tournaments=tournaments, form=form), status
 
 
 @bp.post("/tournaments")
@@ -43,12 +49,12 @@ def index():
 def create_tournament():
     form = TournamentForm()
     if not form.validate_on_submit():
-        tournaments = db.session.scalars(select(Tournament).order_by(Tournament.id.desc())).all()
-        return render_template("operator/index.html", tournaments=tournaments, form=form), 422
+        return _index_page(form, 422)
     t = Tournament(name=form.name.data.strip(), date=form.date.data, venue=(form.venue.data or "").strip(),
                    ruleset=form.ruleset.data)
     db.session.add(t)
     db.session.flush()
+    access.assign(current_user, t.id)
     audit("tournament.create", current_user.label, {"name": t.name}, t.id)
     db.session.commit()
     flash(_("Tournament created."), "success")
@@ -64,4 +70,5 @@ def tournament(tid: int):
     progress = rounds.tables_in(cur) if cur is not None else (0, 0)
     rs = get_ruleset(t.ruleset)
     return render_template("operator/tournament.html", t=t, rs=rs, cur=cur, progress=progress,
-                           checkin=checkin_summary(t), next_n=rounds.next_round_number(t))
+                           checkin=checkin_summary(t), next_n=rounds.next_round_number(t),
+                           offline=offline_mode(qr_base_url()))

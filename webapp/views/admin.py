@@ -1,0 +1,174 @@
+"""The admin's page: accounts (create, role, deactivate, reset password) and
+which tournaments each operator and referee works at."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _, lazy_gettext as _l
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from sqlalchemy import func, select
+from wtforms import PasswordField, SelectField, StringField
+from wtforms.validators import DataRequired, Length, Regexp
+
+from ..extensions import db
+from ..models import ROLES, Assignment, Tournament, User
+from ..services import access
+from ..services.common import audit
+from .auth import MIN_PASSWORD, admin_required, end_sessions
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+ROLE_LABELS = {"admin": _l("Admin"), "operator": _l("Operator"), "referee": _l("Referee")}
+_password = [DataRequired(), Length(min=MIN_PASSWORD, message=_l("Use at least 8 characters."))]
+
+
+def _role_field():
+    return SelectField(_l("Role"), choices=[(r, ROLE_LABELS[r]) for r in ROLES], default="operator")
+
+
+class UserForm(FlaskForm):
+    username = StringField(_l("User name"), validators=[
+        DataRequired(), Length(max=80),
+        Regexp(r"^[\w.@-]+$", message=_l("Letters, digits and . _ @ - only, no spaces."))])
+    display_name = StringField(_l("Name"), validators=[Length(max=120)])
+    role = _role_field()
+    password = PasswordField(_l("Password"), validators=_password)
+
+
+class RoleForm(FlaskForm):
+    role = _role_field()
+
+
+class PasswordForm(FlaskForm):
+    password = PasswordField(_l("New password"), validators=_password)
+
+
+@bp.before_request
+@admin_required
+def _admins_only():
+    return None
+
+
+def _actor() -> str:
+    return current_user.label
+
+
+def _user(uid: int) -> User:
+    u = db.session.get(User, uid)
+    if u is None:
+        abort(404)
+    return u
+
+
+def _users_page(form: UserForm, status: int = 200):
+    users = db.session.scalars(select(User).order_by(User.username)).all()
+    counts = dict(db.session.execute(select(Assignment.user_id, func.count()).group_by(Assignment.user_id)).all())
+    return render_template("admin/users.html", users=users, counts=counts, form=form,
+                           role_labels=ROLE_LABELS), status
+
+
+@bp.get("/")
+def users():
+    return _users_page(UserForm())
+
+
+@bp.post("/users")
+def create_user():
+    form = UserForm()
+    if form.validate_on_submit():
+        name = form.username.data.strip()
+        if db.session.scalar(select(User).where(User.username == name)) is not None:
+            form.username.errors.append(_("This user name is taken already."))
+        else:
+            u = User(username=name, display_name=(form.display_name.data or "").strip(), role=form.role.data)
+            u.set_password(form.password.data)
+            db.session.add(u)
+            db.session.flush()
+            audit("user.create", _actor(), {"user": name, "role": u.role})
+            db.session.commit()
+            flash(_("Account %(name)s created. Assign it to tournaments below.", name=name), "success")
+            return redirect(url_for(".user", uid=u.id))
+    return _users_page(form, 422)
+
+
+def _user_page(u: User, *, role_form=None, password_form=None, error=None, status=200):
+    tournaments = db.session.scalars(select(Tournament).order_by(Tournament.date.desc(), Tournament.id.desc())).all()
+    assigned = set(db.session.scalars(select(Assignment.tournament_id).where(Assignment.user_id == u.id)))
+    return render_template("admin/user.html", u=u, tournaments=tournaments, assigned=assigned, error=error,
+                           role_form=role_form or RoleForm(role=u.role), password_form=password_form or PasswordForm(),
+                           role_labels=ROLE_LABELS), status
+
+
+@bp.get("/user/<int:uid>")
+def user(uid: int):
+    return _user_page(_user(uid))
+
+
+def _last_admin(u: User) -> bool:
+    """Would `u` losing the admin role or being deactivated leave nobody to manage accounts?"""
+    if u.role != "admin" or not u.active:
+        return False
+    return db.session.scalar(select(func.count()).select_from(User).where(
+        User.role == "admin", User.active.is_(True), User.id != u.id)) == 0
+
+
+@bp.post("/user/<int:uid>/role")
+def set_role(uid: int):
+    u = _user(uid)
+    form = RoleForm()
+    if not form.validate_on_submit():
+        return _user_page(u, role_form=form, status=422)
+    if form.role.data != "admin" and _last_admin(u):
+        return _user_page(u, role_form=form, status=422,
+                          error=_("This is the only active admin: make another account admin first."))
+    old, u.role = u.role, form.role.data
+    u.end_sessions()  # what the account may do changed: sign it in again
+    audit("user.role", _actor(), {"user": u.username, "from": old, "to": u.role})
+    db.session.commit()
+    flash(_("%(name)s is now: %(role)s.", name=u.username, role=ROLE_LABELS[u.role]), "success")
+    return redirect(url_for(".user", uid=u.id))
+
+
+@bp.post("/user/<int:uid>/active")
+def set_active(uid: int):
+    u = _user(uid)
+    active = request.form.get("active") == "1"
+    if not active and _last_admin(u):
+        return _user_page(u, status=422, error=_("This is the only active admin: make another account admin first."))
+    u.active = active
+    if not active:
+        u.end_sessions()
+    audit("user.activate" if active else "user.deactivate", _actor(), {"user": u.username})
+    db.session.commit()
+    flash(_("Account %(name)s activated.", name=u.username) if active
+          else _("Account %(name)s deactivated and signed out everywhere.", name=u.username), "success")
+    return redirect(url_for(".user", uid=u.id))
+
+
+@bp.post("/user/<int:uid>/password")
+def reset_password(uid: int):
+    u = _user(uid)
+    form = PasswordForm()
+    if not form.validate_on_submit():
+        return _user_page(u, password_form=form, status=422)
+    u.set_password(form.password.data)
+    audit("user.password", _actor(), {"user": u.username})
+    end_sessions(u)
+    flash(_("New password set for %(name)s; the account is signed out everywhere.", name=u.username), "success")
+    if u.id == current_user.id:
+        return redirect(url_for("auth.login"))
+    return redirect(url_for(".user", uid=u.id))
+
+
+@bp.post("/user/<int:uid>/tournaments")
+def set_assignments(uid: int):
+    u = _user(uid)
+    wanted = {int(v) for v in request.form.getlist("tournament") if v.isdigit()}
+    known = set(db.session.scalars(select(Tournament.id).where(Tournament.id.in_(wanted)))) if wanted else set()
+    if known != wanted:
+        return _user_page(u, status=422, error=_("A chosen tournament no longer exists. Nothing was saved."))
+    access.set_assignments(u, known)
+    audit("user.tournaments", _actor(), {"user": u.username, "tournaments": sorted(known)})
+    db.session.commit()
+    flash(_("Tournaments of %(name)s saved.", name=u.username), "success")
+    return redirect(url_for(".user", uid=u.id))
