@@ -270,6 +270,24 @@ def export_file(tournament_id: int, output: str | None) -> None:
 def _add_server_commands() -> None:
     from .server_cli import COMMANDS  # only click at import time, like this module
 
+@listok.command("verify")
+@click.option("--tournament", "tournament_id", metavar="ID", type=int, help="Only this tournament.")
+@_guarded
+def verify(tournament_id: int | None) -> None:
+    """Check every stored sheet against its content hash and the tournament's hash
+    chain, and the chain against every head published (docs/SECURITY.md)."""
+    with _server_app():
+        from .services.chain import verify_all
+
+        verdicts = verify_all(tournament_id)
+        if tournament_id is not None and not verdicts:
+            raise BadInput(f"no tournament with id {tournament_id}")
+        lines = [line for v in verdicts for line in v.lines()]
+    _write_utf8("".join(line + "\n" for line in lines))
+    if not all(v.ok for v in verdicts):
+        sys.exit(1)
+
+
     for command in COMMANDS:
         listok.add_command(command)
 

@@ -87,6 +87,12 @@ class Tournament(db.Model):
     # bumped by every change that alters the field, the draw or results: stale forms are refused
     version: Mapped[int] = mapped_column(default=1)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # the head of the tournament's hash chain (services/chain.py), MAC'd: a deleted tail shows
+    chain_seq: Mapped[int] = mapped_column(default=0, server_default="0")
+    chain_head: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    chain_mac: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    # with the server's secret key, the key of this tournament's PIN verifiers (services/pins.py)
+    pin_salt: Mapped[str | None] = mapped_column(String(32), default=lambda: secrets.token_hex(16))
 
     players: Mapped[list[Player]] = relationship(
         back_populates="tournament", order_by="Player.start_no", cascade="all, delete-orphan")
@@ -202,6 +208,10 @@ class Submission(db.Model):
     sheet_id: Mapped[int | None] = mapped_column(ForeignKey("sheet.id"))
     http_status: Mapped[int]
     response: Mapped[dict] = mapped_column(JSON)
+    # what the content hash is computed from (phone: the signed content; else the server's canonical
+    # form), and the chain entry that stored this sheet (services/chain.py)
+    content: Mapped[dict | None] = mapped_column(JSON)
+    chain_seq: Mapped[int | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -292,7 +302,10 @@ class Correction(db.Model):
 
 class AuditEntry(db.Model):
     """Append-only, hash-chained log: each entry's hash covers the previous one,
-    so a later change to any stored entry is detectable."""
+    so a later change to any stored entry is detectable. Entries of a tournament
+    form that tournament's chain (services/chain.py): numbered by `seq` without
+    gaps, and MAC'd with a key the database does not hold. Entries without a
+    tournament form the server log (seq null, no MAC)."""
 
     __tablename__ = "audit_entry"
 
@@ -309,4 +322,33 @@ class AuditEntry(db.Model):
         body = json.dumps(
             [self.prev_hash, self.tournament_id, self.at.isoformat(), self.actor, self.action, self.payload],
             sort_keys=True, ensure_ascii=False, default=str)
+    __table_args__ = (UniqueConstraint("tournament_id", "seq", name="uq_audit_entry_tournament_seq"),)
         return hashlib.sha256(body.encode()).hexdigest()
+    seq: Mapped[int | None]
+    mac: Mapped[str] = mapped_column(String(64), default="", server_default="")
+        if self.seq is not None:
+            return hashlib.sha256(self.canonical()).hexdigest()
+
+    def canonical(self) -> bytes:
+        """What a chain entry's hash covers (docs/SECURITY.md): keys sorted, no whitespace, UTF-8."""
+        return json.dumps({"chain": "listok-chain/1", "tournament": self.tournament_id, "seq": self.seq,
+                           "prev": self.prev_hash, "kind": self.action, "actor": self.actor,
+                           "at": self.at.isoformat(timespec="microseconds"), "payload": self.payload},
+                          sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+class PublishedHead(db.Model):
+    """A chain head (seq, hash) shown on a published page (standings, projector,
+    report) or at a round's SEM-C9 publication. Kept for ever: a chain that no
+    longer contains a published head was cut or rewritten."""
+
+    __tablename__ = "published_head"
+    __table_args__ = (UniqueConstraint("tournament_id", "seq", "hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int]
+    hash: Mapped[str] = mapped_column(String(64))
+    mac: Mapped[str] = mapped_column(String(64))
+    place: Mapped[str] = mapped_column(String(40))  # where first shown: standings, projector, round-3 …
+    published_at: Mapped[datetime] = mapped_column(default=utcnow)

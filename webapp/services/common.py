@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from flask import abort
 from flask_babel import gettext as _
-from sqlalchemy import select, text, update
+from sqlalchemy import select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
 from ..models import AuditEntry, Tournament, utcnow
+from . import chain
 
 
 class ServiceError(ValueError):
@@ -57,23 +58,27 @@ def bump(t: Tournament) -> None:
 
 
 def audit(action: str, actor: str, payload: dict, tournament_id: int | None = None) -> AuditEntry:
-    """Append to the hash-chained audit log within the caller's transaction."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        # serialise appenders so two transactions never chain onto the same entry
-        db.session.execute(text("SELECT pg_advisory_xact_lock(4242)"))
-    prev = db.session.scalar(select(AuditEntry).order_by(AuditEntry.id.desc()).limit(1))
-    entry = AuditEntry(tournament_id=tournament_id, at=utcnow(), actor=actor, action=action,
-                       payload=payload, prev_hash=prev.hash if prev else "")
-    entry.hash = entry.compute_hash()
-    db.session.add(entry)
-    return entry
+    """Append to the tournament's hash chain (services/chain.py) within the caller's
+    transaction, after the sheets this transaction stored or changed; without a
+    tournament, to the server log."""
+    if tournament_id is None:
+        return chain.append_server_log(action, actor, payload)
+    chain.record_sheets(tournament_id, actor)
+    return chain.append(tournament_id, action, actor, payload)
 
 
 def verify_audit_chain() -> int | None:
-    """The id of the first entry whose hash does not match, or None if the chain is intact."""
-    prev = ""
-    for entry in db.session.scalars(select(AuditEntry).order_by(AuditEntry.id)):
-        if entry.prev_hash != prev or entry.compute_hash() != entry.hash:
-            return entry.id
-        prev = entry.hash
+    """The id of the first entry whose hash, link or MAC does not match, or None if every chain is intact."""
+    bad = chain.verify_server_log()
+    if bad is not None:
+        return bad
+    for tid in db.session.scalars(select(AuditEntry.tournament_id).where(AuditEntry.seq.is_not(None)).distinct()):
+        prev = ""
+        for entry in db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id == tid,
+                                                                 AuditEntry.seq.is_not(None))
+                                        .order_by(AuditEntry.seq)):
+            if entry.prev_hash != prev or entry.compute_hash() != entry.hash or entry.mac != chain.entry_mac(
+                    tid, entry.hash):
+                return entry.id
+            prev = entry.hash
     return None

@@ -18,6 +18,7 @@ from ..rules.points import administrative_correction, sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..rules.seating import DrawError, draw
 from ..rules.season import NominationError, nominations
+from . import chain
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_tournament
 
@@ -289,3 +290,4 @@ def close_round(t: Tournament, r: Round, actor: str, version) -> None:
 
 def points_json(points) -> list[str] | None:
     return [str(Fraction(p)) for p in points] if points is not None else None
+    chain.publish_head(t.id, f"round-{r.number}", own_transaction=False)  # SEM-C9: the standings are out

@@ -12,7 +12,6 @@ sheet is refused).
 """
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -25,13 +24,12 @@ from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, Sh
 from ..rules.points import sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
+from . import chain
 from .common import ServiceError, StaleError, audit, bump
 from .pins import PinError, PinLocked, check_pin, pin_proof, verify_pins
 from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
 
-RECEIPT_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
-RECEIPT_LENGTH = 6
 ACTOR = "phone"
 
 
@@ -223,16 +221,6 @@ def stored_answer(sub: protocol.Submission) -> Answer | None:
     return replay(stored, sub.content.hash) if stored is not None else None
 
 
-def new_receipt(t: Tournament) -> str:
-    used = set(db.session.scalars(
-        select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
-        .where(Round.tournament_id == t.id, Sheet.receipt.is_not(None))))
-    while True:
-        receipt = "".join(secrets.choice(RECEIPT_ALPHABET) for _i in range(RECEIPT_LENGTH))
-        if receipt not in used:
-            return receipt
-
-
 def next_version(tab: RoundTable) -> int:
     """Every sheet of a table, counted or not, has a version of its own."""
     return max((s.version for s in tab.sheets), default=0) + 1
@@ -349,8 +337,6 @@ def submit(sub: protocol.Submission) -> Answer:
     same = _same_sheet(tab, c, h)
     if same is not None:
         _check_pins(t, tab, sub, verified)
-        if same.receipt is None:  # a paper sheet the phone confirms
-            same.receipt = new_receipt(t)
         answer = sheet_answer(same)
         _store_submission(sub, h, tab, same, answer)
         audit("sheet.confirm", ACTOR, {"round": r.number, "table": tab.number, "version": same.version,
@@ -381,9 +367,9 @@ def submit(sub: protocol.Submission) -> Answer:
     sheet = Sheet(table=tab, version=next_version(tab), status=status,
                   sums=[cents_text(x) for x in c.sums_cents], source="phone", note=c.note, created_by=ACTOR,
                   content_hash=h, signatures=[own.get(s) or sub.signature_of(s).stored() for s in tab.players],
-                  receipt=new_receipt(t), base_version=c.base_version)
+                  content=c.as_dict(), base_version=c.base_version)
     db.session.add(sheet)
-    db.session.flush()
+    chain.record_sheets(t.id, ACTOR)  # its receipt: a prefix of its chain entry's hash
     case = None
     if kind is not None:
         case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind=kind, status="open",

@@ -8,3 +8,5 @@ from . import projector  # noqa: E402,F401
 from . import nominations  # noqa: E402,F401
 from . import standings  # noqa: E402,F401
 from . import report  # noqa: E402,F401
+from . import receipt  # noqa: E402,F401
+from . import manifest  # noqa: E402,F401

@@ -9,6 +9,7 @@ from flask import render_template, request, url_for
 
 from ...extensions import htmx
 from ...rules.report import standings_report
+from ...services import chain
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
 from ...services.rounds import current_round, tables_in
@@ -43,6 +44,7 @@ def projector(tid: int):
     kinds = [k for k, _page in slides]
     kind, page = slides[slide] if slides else (None, [])
     ctx = dict(t=t, r=r, live=live, kind=kind, page=page, after_round=after_round,
+               head=chain.publish_head(t.id, "projector") if kind == "standings" else None,
                page_no=slide - kinds.index(kind) + 1 if kind else 0, page_count=kinds.count(kind),
                next_url=url_for("public.projector", tid=t.id, slide=(slide + 1) % len(slides) if slides else 0),
                progress=tables_in(live) if live is not None else None, clock=clock_context(live))

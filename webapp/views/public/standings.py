@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from ...extensions import htmx
 from ...models import Tournament
-from ...services import results as svc
+from ...services import chain, results as svc
 from ...services.common import ServiceError, get_tournament
 from ..render_cache import VersionedCache
 from ..table import player_receipts
@@ -44,7 +44,8 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
         table_key = (db_url, t.id, after, locale, hashlib.blake2b(shown.encode()).digest())
         table = TABLES.get_or_make(
             table_key, lambda: Markup(render_template("public/_standings_table.html", t=full, page=page)))
-        return {k: page[k] for k in SUMMARY}, table
+        # the chain head these standings were computed under, kept as published (services/chain.py)
+        return {**{k: page[k] for k in SUMMARY}, "head": chain.publish_head(t.id, "standings")}, table
 
     return STANDINGS.get_or_make(key, make)
 

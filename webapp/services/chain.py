@@ -1,0 +1,569 @@
+"""One hash chain per tournament over everything that counts (docs/SECURITY.md).
+
+Every entry: the tournament, `seq` (1, 2, 3 … without gaps), the previous
+entry's hash, a kind, an actor, a time and a JSON payload;
+`hash = sha256(canonical entry)` and `mac = HMAC(derived_key("chain", tid), hash)`.
+The tournament row keeps the head (seq, hash) with its MAC, so a deleted tail
+shows; the pages that publish standings show the head and the server keeps
+every head it showed (PublishedHead).
+
+Sheets need no caller's help: every Sheet row that is new, or whose counting
+fields changed, is written into the chain before the next entry of its
+tournament, and at the latest before the transaction commits (a session
+listener). A new sheet gets an entry of its own (`sheet.store`: its record
+and its content); its receipt is a prefix of that entry's hash.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass, field
+
+from sqlalchemy import event, select, text, update
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import get_history, set_committed_value
+
+from ..extensions import db
+from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, utcnow
+from ..sync import protocol
+from .keys import derived_key
+
+# the fields of a sheet that decide what counts: any change of them is a chain entry
+RECORD_FIELDS = ("version", "status", "sums", "entered_sums", "points", "disqualified", "early", "source",
+                 "base_version", "note", "content_hash", "signatures")
+RECEIPT_CHARS = 8
+RECEIPT_MAX_CHARS = 10  # Sheet.receipt holds 12 characters with the dashes
+SERVER_LOG_LOCK = 4242
+DESK_CONTENT = "listok-desk-sheet/1"
+
+
+# --------------------------------------------------------------------------- canonical forms, labels
+
+
+def canonical(obj) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def plain(payload) -> dict:
+    """The payload as JSON gives it back from the database (dates and Decimals as strings), so the
+    hash computed now is the one recomputed from the stored row."""
+    return json.loads(json.dumps(payload or {}, ensure_ascii=False, default=str))
+
+
+def b32(hex_hash: str) -> str:
+    return base64.b32encode(bytes.fromhex(hex_hash)).decode().rstrip("=")
+
+
+def groups(chars: str) -> str:
+    return "-".join(chars[i:i + 4] for i in range(0, len(chars), 4))
+
+
+def head_code(hex_hash: str) -> str:
+    """16 characters of the hash in 4 groups: short enough to read aloud or photograph."""
+    return groups(b32(hex_hash)[:16]) if hex_hash else "–"
+
+
+def head_label(seq: int, hex_hash: str) -> str:
+    return f"#{seq} · {head_code(hex_hash)}"
+
+
+def normalise_receipt(typed: str) -> str:
+    """What a player typed → the stored form (ABCD-EFGH): case, spaces and dashes do not matter,
+    and 0/1 are read as O/I (base32 has neither digit)."""
+    chars = "".join(ch for ch in (typed or "").upper() if ch.isalnum()).replace("0", "O").replace("1", "I")
+    return groups(chars)
+
+
+def entry_mac(tid: int, hex_hash: str) -> str:
+    return hmac.new(derived_key("chain", tid), hex_hash.encode(), hashlib.sha256).hexdigest()
+
+
+def head_mac(tid: int, seq: int, hex_hash: str) -> str:
+    return hmac.new(derived_key("chain", tid), f"head:{seq}:{hex_hash}".encode(), hashlib.sha256).hexdigest()
+
+
+def published_mac(tid: int, seq: int, hex_hash: str) -> str:
+    return hmac.new(derived_key("chain", tid), f"published:{seq}:{hex_hash}".encode(), hashlib.sha256).hexdigest()
+
+
+# --------------------------------------------------------------------------- sheets as the chain records them
+
+
+def signature_hashes(signatures) -> list | None:
+    """A signature as the chain keeps it: who, over which content, when, and the drawing's hash."""
+    if signatures is None:
+        return None
+    return [{"start_no": s.get("start_no"), "hash": s.get("hash"), "signed_at": s.get("signed_at"),
+             "own_phone": bool(s.get("own_phone")),
+             "drawing": hashlib.sha256((s.get("drawing") or "").encode()).hexdigest()} for s in signatures]
+
+
+def sheet_record(sheet: Sheet, round_no: int, table_no: int) -> dict:
+    rec = {"round": round_no, "table": table_no}
+    for f in RECORD_FIELDS:
+        rec[f] = getattr(sheet, f)
+    rec["signatures"] = signature_hashes(sheet.signatures)
+    rec["early"] = bool(rec["early"])
+    rec["disqualified"] = list(rec["disqualified"] or [])
+    rec["base_version"] = rec["base_version"] or 0
+    rec["note"] = rec["note"] or ""
+    return plain(rec)
+
+
+def desk_content(sheet: Sheet, tid: int, round_no: int, table_no: int, players) -> dict:
+    """The server's canonical content of a sheet nobody signed on a phone (desk, paper, import, correction)."""
+    return plain({"format": DESK_CONTENT, "tournament": tid, "round": round_no, "table": table_no,
+                  "players": list(players), "version": sheet.version, "sums": sheet.sums,
+                  "entered_sums": sheet.entered_sums, "points": sheet.points,
+                  "disqualified": list(sheet.disqualified or []), "early": bool(sheet.early),
+                  "source": sheet.source, "note": sheet.note or ""})
+
+
+def content_hash_of(content: dict) -> str:
+    if content.get("protocol") == protocol.PROTOCOL:
+        return protocol.content_hash(content)
+    return hashlib.sha256(canonical(content)).hexdigest()
+
+
+def content_disagrees(sheet: Sheet, content: dict) -> list[str]:
+    """The row's counting fields that are not what its content says."""
+    if content.get("protocol") == protocol.PROTOCOL:
+        sums = [f"{c / 100:.2f}" for c in content.get("sums_cents", [])]
+        shown = {"sums": sheet.sums, "note": sheet.note or "", "base_version": sheet.base_version or 0}
+        said = {"sums": sums, "note": content.get("note", ""), "base_version": content.get("base_version", 0)}
+    else:
+        shown = {k: v for k, v in desk_content(sheet, 0, 0, 0, []).items()
+                 if k not in ("format", "tournament", "round", "table", "players")}
+        said = {k: content.get(k) for k in shown}
+    return [k for k in shown if plain({"v": shown[k]}) != plain({"v": said[k]})]
+
+
+# --------------------------------------------------------------------------- appending
+
+
+def _is_pg() -> bool:
+    return db.session.get_bind().dialect.name == "postgresql"
+
+
+def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
+    """One entry at the end of the tournament's chain, within the caller's transaction.
+    The tournament row is locked until commit (PostgreSQL; SQLite's BEGIN IMMEDIATE
+    serialises writers anyway), so two writers never chain onto the same head; the
+    unique (tournament_id, seq) would refuse a fork."""
+    q = select(Tournament.chain_seq, Tournament.chain_head).where(Tournament.id == tid)
+    if _is_pg():
+        q = q.with_for_update()
+    row = db.session.execute(q).one_or_none()
+    if row is None:
+        raise ValueError(f"no tournament {tid} for the chain entry {kind}")
+    seq, prev = (row.chain_seq or 0) + 1, row.chain_head or ""
+    entry = AuditEntry(tournament_id=tid, seq=seq, at=utcnow(), actor=actor or "", action=kind,
+                       payload=plain(payload), prev_hash=prev)
+    entry.hash = entry.compute_hash()
+    entry.mac = entry_mac(tid, entry.hash)
+    db.session.add(entry)
+    mac = head_mac(tid, seq, entry.hash)
+    db.session.execute(update(Tournament).where(Tournament.id == tid)
+                       .values(chain_seq=seq, chain_head=entry.hash, chain_mac=mac)
+                       .execution_options(synchronize_session=False))
+    t = db.session.identity_map.get(db.session.identity_key(Tournament, tid))
+    if t is not None:
+        for name, value in (("chain_seq", seq), ("chain_head", entry.hash), ("chain_mac", mac)):
+            set_committed_value(t, name, value)
+    return entry
+
+
+def append_server_log(action: str, actor: str, payload: dict) -> AuditEntry:
+    """An entry that belongs to no tournament (accounts …): the server log, chained on its own."""
+    if _is_pg():
+        db.session.execute(text(f"SELECT pg_advisory_xact_lock({SERVER_LOG_LOCK})"))
+    prev = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id.is_(None))
+                             .order_by(AuditEntry.id.desc()).limit(1))
+    entry = AuditEntry(tournament_id=None, at=utcnow(), actor=actor or "", action=action, payload=plain(payload),
+                       prev_hash=prev or "")
+    entry.hash = entry.compute_hash()
+    db.session.add(entry)
+    return entry
+
+
+PENDING = "chain_pending_sheets"
+
+
+@event.listens_for(Session, "before_flush")
+def _collect_sheets(session, _ctx, _instances):
+    pending = session.info.setdefault(PENDING, [])
+    for obj in session.new:
+        if isinstance(obj, Sheet) and obj not in pending:
+            pending.append(obj)
+    for obj in session.dirty:
+        if isinstance(obj, Sheet) and obj not in pending and any(
+                get_history(obj, f).has_changes() for f in RECORD_FIELDS):
+            pending.append(obj)
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget_sheets(session):
+    session.info.pop(PENDING, None)
+
+
+@event.listens_for(Session, "before_commit")
+def _chain_before_commit(session):
+    if session.info.get(PENDING) or any(isinstance(o, Sheet) for o in (*session.new, *session.dirty)):
+        record_sheets(None, "", session=session)
+
+
+def _where(sheet: Sheet) -> tuple[int, int, int, list]:
+    tab = sheet.table
+    if tab is None and sheet.table_id is not None:
+        tab = db.session.get(RoundTable, sheet.table_id)
+    r = tab.round if tab.round is not None else db.session.get(Round, tab.round_id)
+    return r.tournament_id, r.number, tab.number, tab.players
+
+
+def record_sheets(tid: int | None, actor: str, session=None) -> list[AuditEntry]:
+    """Write the new and changed sheets of tournament `tid` (None: of all) into the chain."""
+    session = session or db.session
+    session.flush()
+    pending = session.info.get(PENDING) or []
+    if not pending:
+        return []
+    written, keep = [], []
+    for sheet in list(pending):
+        if sheet in session.deleted or sheet.id is None:
+            continue
+        s_tid, round_no, table_no, players = _where(sheet)
+        if tid is not None and s_tid != tid:
+            keep.append(sheet)
+            continue
+        if sheet.chain_seq is None:
+            written.append(_store(sheet, s_tid, round_no, table_no, players, actor))
+        else:
+            rec = sheet_record(sheet, round_no, table_no)
+            if rec != getattr(sheet, "_chained_record", None):
+                written.append(append(s_tid, "sheet.update", actor or sheet.created_by, {"sheet": rec}))
+                sheet._chained_record = rec
+    session.info[PENDING] = keep
+    if written:
+        session.flush()
+        session.info[PENDING] = [s for s in session.info.get(PENDING, []) if s in keep]
+    return written
+
+
+def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
+    if sheet.content is None:
+        if sheet.content_hash is not None:
+            raise ValueError("a sheet with a signed content hash must keep its signed content")
+        sheet.content = desk_content(sheet, tid, round_no, table_no, players)
+        sheet.content_hash = content_hash_of(sheet.content)
+    rec = sheet_record(sheet, round_no, table_no)
+    entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content})
+    sheet.chain_seq = entry.seq
+    sheet.receipt = _receipt(tid, entry.hash)
+    sheet._chained_record = rec
+    return entry
+
+
+def _receipt(tid: int, hex_hash: str) -> str:
+    code = b32(hex_hash)
+    used = set(db.session.scalars(
+        select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
+        .where(Round.tournament_id == tid, Sheet.receipt.is_not(None))))
+    for n in range(RECEIPT_CHARS, RECEIPT_MAX_CHARS + 1, 2):
+        if groups(code[:n]) not in used:
+            return groups(code[:n])
+    raise ValueError("no unique receipt")  # 50 bits in common with another sheet of the tournament
+
+
+# --------------------------------------------------------------------------- published heads
+
+
+_published: set = set()
+
+
+def current_head(tid: int) -> tuple[int, str]:
+    row = db.session.execute(select(Tournament.chain_seq, Tournament.chain_head)
+                             .where(Tournament.id == tid)).one()
+    return row.chain_seq or 0, row.chain_head or ""
+
+
+def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
+    """The head as a page shows it, kept in published_head (insert if absent). Pages
+    (GET) write it in a short transaction of their own; a round's SEM-C9
+    publication writes it in its own transaction (`own_transaction=False`)."""
+    seq, h = current_head(tid)
+    shown = {"seq": seq, "hash": h, "code": head_code(h), "label": head_label(seq, h)}
+    if seq == 0:
+        return shown
+    key = (str(db.engine.url), tid, seq, h)
+    if key in _published and own_transaction:
+        return shown
+    values = {"tournament_id": tid, "seq": seq, "hash": h, "mac": published_mac(tid, seq, h), "place": place,
+              "published_at": utcnow()}
+    if own_transaction:
+        with db.engine.begin() as conn:
+            conn.execute(_insert_absent(conn.dialect.name, values))
+        _published.add(key)
+    else:
+        db.session.execute(_insert_absent(db.session.get_bind().dialect.name, values))
+    return shown
+
+
+def _insert_absent(dialect: str, values: dict):
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(PublishedHead).values(**values).on_conflict_do_nothing()
+
+
+def published_under(tid: int, seq: int) -> PublishedHead | None:
+    """The first published head at or after entry `seq`: the entry is in what that page showed."""
+    return db.session.scalar(select(PublishedHead).where(PublishedHead.tournament_id == tid,
+                                                         PublishedHead.seq >= seq)
+                             .order_by(PublishedHead.seq, PublishedHead.id).limit(1))
+
+
+# --------------------------------------------------------------------------- verifying
+
+
+@dataclass
+class Problem:
+    round: int | None
+    table: int | None
+    message: str
+
+    def line(self, tid: int) -> str:
+        where = f"tournament {tid}"
+        if self.round is not None:
+            where += f", round {self.round}"
+        if self.table is not None:
+            where += f", table {self.table}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class Verdict:
+    tournament_id: int
+    records: int
+    head_seq: int
+    head_hash: str
+    problems: list[Problem] = field(default_factory=list)
+    published: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def head_label(self) -> str:
+        return head_label(self.head_seq, self.head_hash)
+
+    def lines(self) -> list[str]:
+        if self.ok:
+            return [f"tournament {self.tournament_id}: {self.records} records, chain ok, "
+                    f"head {head_code(self.head_hash)}"]
+        return [p.line(self.tournament_id) for p in self.problems]
+
+
+def _place(payload) -> tuple[int | None, int | None]:
+    p = payload if isinstance(payload, dict) else {}
+    src = p.get("sheet") if isinstance(p.get("sheet"), dict) else p
+    r, t = src.get("round"), src.get("table")
+    return (r if isinstance(r, int) else None), (t if isinstance(t, int) else None)
+
+
+def _show(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def verify(t: Tournament) -> Verdict:
+    """Everything `listok verify` checks for one tournament (docs/SECURITY.md)."""
+    tid = t.id
+    entries = db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id == tid,
+                                                          AuditEntry.seq.is_not(None))
+                                 .order_by(AuditEntry.seq)).all()
+    v = Verdict(tid, len(entries), entries[-1].seq if entries else 0, entries[-1].hash if entries else "")
+    bad = v.problems.append
+    by_seq: dict[int, AuditEntry] = {}
+    prev_hash, expected = "", 1
+    for e in entries:
+        r, tab = _place(e.payload)
+        if e.seq != expected:
+            bad(Problem(r, tab, f"records #{expected}…#{e.seq - 1} are missing from the chain"
+                        if e.seq > expected else f"record #{e.seq} is out of order"))
+        if e.compute_hash() != e.hash:
+            bad(Problem(r, tab, f"record #{e.seq} ({e.action}) was changed after it was written: "
+                                "its content does not give its hash"))
+        elif not hmac.compare_digest(e.mac or "", entry_mac(tid, e.hash)):
+            bad(Problem(r, tab, f"record #{e.seq} ({e.action}) was not written by this server: its MAC is wrong"))
+        if e.prev_hash != prev_hash and e.seq == expected:
+            bad(Problem(r, tab, f"record #{e.seq} ({e.action}) does not follow record #{e.seq - 1}: "
+                                "the chain was cut, reordered or rewritten here"))
+        prev_hash, expected = e.hash, e.seq + 1
+        by_seq[e.seq] = e
+
+    # the head kept on the tournament row
+    if t.chain_seq or entries:
+        if not hmac.compare_digest(t.chain_mac or "", head_mac(tid, t.chain_seq or 0, t.chain_head or "")):
+            bad(Problem(None, None, f"the head kept with the tournament (#{t.chain_seq}) was changed: its MAC "
+                                    "is wrong"))
+        elif (t.chain_seq or 0) > v.head_seq:
+            bad(Problem(None, None, f"the chain ends at record #{v.head_seq} but the tournament's head is "
+                                    f"#{t.chain_seq}: records #{v.head_seq + 1}…#{t.chain_seq} were deleted"))
+        elif (t.chain_seq or 0) < v.head_seq:
+            bad(Problem(None, None, f"records #{t.chain_seq + 1}…#{v.head_seq} were added after the "
+                                    "tournament's head"))
+        elif t.chain_head != v.head_hash:
+            bad(Problem(None, None, f"record #{v.head_seq} is not the one the tournament's head names"))
+
+    # every head a page showed
+    heads = db.session.scalars(select(PublishedHead).where(PublishedHead.tournament_id == tid)
+                               .order_by(PublishedHead.seq, PublishedHead.id)).all()
+    v.published = len(heads)
+    for ph in heads:
+        shown = head_label(ph.seq, ph.hash)
+        e = by_seq.get(ph.seq)
+        if not hmac.compare_digest(ph.mac or "", published_mac(tid, ph.seq, ph.hash)):
+            bad(Problem(None, None, f"the published head {shown} was changed in the database: its MAC is wrong"))
+        elif e is None:
+            bad(Problem(None, None, f"the head {shown} was published ({ph.place}, {ph.published_at:%Y-%m-%d %H:%M}) "
+                                    "but the chain no longer has that record: it was cut"))
+        elif e.hash != ph.hash:
+            bad(Problem(None, None, f"the head {shown} was published ({ph.place}, {ph.published_at:%Y-%m-%d %H:%M}) "
+                                    f"but record #{ph.seq} is now {head_code(e.hash)}: the chain was rewritten"))
+
+    # what the chain says about each sheet, and what the rows say
+    chained: dict[tuple, dict] = {}
+    stored_at: dict[tuple, AuditEntry] = {}
+    for e in entries:
+        rec = e.payload.get("sheet") if e.action in ("sheet.store", "sheet.update") else None
+        if isinstance(rec, dict):
+            key = (rec.get("round"), rec.get("table"), rec.get("version"))
+            chained[key] = rec
+            if e.action == "sheet.store":
+                stored_at.setdefault(key, e)
+    rows = db.session.execute(
+        select(Sheet, Round.number, RoundTable.number).join(RoundTable, Sheet.table_id == RoundTable.id)
+        .join(Round, RoundTable.round_id == Round.id).where(Round.tournament_id == tid)
+        .order_by(Round.number, RoundTable.number, Sheet.version)).all()
+    seen = set()
+    for sheet, round_no, table_no in rows:
+        key = (round_no, table_no, sheet.version)
+        seen.add(key)
+        p = f"sheet version {sheet.version}"
+        if sheet.content is None or sheet.content_hash is None:
+            bad(Problem(round_no, table_no, f"{p} has no content hash: it never entered the chain"))
+            continue
+        if content_hash_of(sheet.content) != sheet.content_hash:
+            bad(Problem(round_no, table_no, f"{p}: its stored content no longer gives its content hash"))
+        for f in content_disagrees(sheet, sheet.content):
+            bad(Problem(round_no, table_no, f"{p}: {f} is {_show(getattr(sheet, f))} but the content it was "
+                                            "stored with says otherwise"))
+        entry = by_seq.get(sheet.chain_seq) if sheet.chain_seq is not None else None
+        if entry is None:
+            bad(Problem(round_no, table_no, f"{p}: its chain record #{sheet.chain_seq} is missing "
+                                            "(the chain was cut)"))
+        elif entry.action != "sheet.store" or _place(entry.payload) != (round_no, table_no) or \
+                (entry.payload.get("sheet") or {}).get("version") != sheet.version:
+            bad(Problem(round_no, table_no, f"{p}: chain record #{sheet.chain_seq} is not this sheet's"))
+        else:
+            if (entry.payload.get("sheet") or {}).get("content_hash") != sheet.content_hash:
+                bad(Problem(round_no, table_no, f"{p}: its content hash is not the one in the chain"))
+            if sheet.receipt and not b32(entry.hash).startswith(sheet.receipt.replace("-", "")):
+                bad(Problem(round_no, table_no, f"{p}: receipt {sheet.receipt} is not its chain record's"))
+        rec = chained.get(key)
+        if rec is None:
+            continue
+        now = sheet_record(sheet, round_no, table_no)
+        for f in RECORD_FIELDS:
+            if now.get(f) != rec.get(f):
+                what = "signatures" if f == "signatures" else f"{_show(rec.get(f))} in the chain, " \
+                                                              f"{_show(now.get(f))} in the database"
+                bad(Problem(round_no, table_no, f"{p}: {f} differs: {what}"))
+    for key in chained:
+        if key not in seen:
+            bad(Problem(key[0], key[1], f"sheet version {key[2]} is in the chain but was deleted from the database"))
+    return v
+
+
+def verify_all(tid: int | None = None) -> list[Verdict]:
+    q = select(Tournament).order_by(Tournament.id)
+    if tid is not None:
+        q = q.where(Tournament.id == tid)
+    return [verify(t) for t in db.session.scalars(q)]
+
+
+def verify_server_log() -> int | None:
+    """The id of the first server-log entry (no tournament) that does not chain, or None."""
+    prev = ""
+    for e in db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id.is_(None))
+                                .order_by(AuditEntry.id)):
+        if e.prev_hash != prev or e.compute_hash() != e.hash:
+            return e.id
+        prev = e.hash
+    return None
+
+
+# --------------------------------------------------------------------------- a player checks a receipt
+
+
+@dataclass
+class ReceiptCheck:
+    receipt: str
+    sheet: Sheet | None = None
+    round: int | None = None
+    table: RoundTable | None = None
+    entry: AuditEntry | None = None
+    intact: bool = False  # the entry is as written and the sheet row is what it recorded
+    head: PublishedHead | None = None
+    counting: Sheet | None = None  # the table's sheet that counts, when it is another one
+
+    @property
+    def found(self) -> bool:
+        return self.sheet is not None
+
+
+def check_receipt(t: Tournament, typed: str) -> ReceiptCheck:
+    """What the chain says about the sheet with this receipt (the public receipt page)."""
+    code = normalise_receipt(typed)
+    out = ReceiptCheck(code)
+    if not code:
+        return out
+    row = db.session.execute(
+        select(Sheet, Round.number).join(RoundTable, Sheet.table_id == RoundTable.id)
+        .join(Round, RoundTable.round_id == Round.id)
+        .where(Round.tournament_id == t.id, Sheet.receipt == code)).first()
+    if row is None:
+        return out
+    out.sheet, out.round = row
+    out.table = out.sheet.table
+    if out.sheet.chain_seq is not None:
+        out.entry = db.session.scalar(select(AuditEntry).where(AuditEntry.tournament_id == t.id,
+                                                               AuditEntry.seq == out.sheet.chain_seq))
+    e = out.entry
+    if e is not None and e.action == "sheet.store" and e.compute_hash() == e.hash \
+            and hmac.compare_digest(e.mac or "", entry_mac(t.id, e.hash)) \
+            and b32(e.hash).startswith(code.replace("-", "")) \
+            and content_hash_of(out.sheet.content or {}) == out.sheet.content_hash \
+            and (e.payload.get("sheet") or {}).get("content_hash") == out.sheet.content_hash:
+        latest = _latest_record(t.id, out.round, out.table.number, out.sheet.version)
+        out.intact = latest == sheet_record(out.sheet, out.round, out.table.number)
+        out.head = published_under(t.id, e.seq)
+    counting = out.table.sheet
+    if counting is not None and counting is not out.sheet:
+        out.counting = counting
+    return out
+
+
+def _latest_record(tid: int, round_no: int, table_no: int, version: int) -> dict | None:
+    latest = None
+    for payload in db.session.scalars(
+            select(AuditEntry.payload).where(AuditEntry.tournament_id == tid,
+                                             AuditEntry.action.in_(("sheet.store", "sheet.update")))
+            .order_by(AuditEntry.seq)):
+        rec = payload.get("sheet") or {}
+        if (rec.get("round"), rec.get("table"), rec.get("version")) == (round_no, table_no, version):
+            latest = rec
+    return latest
