@@ -142,8 +142,8 @@ def test_invalid_file_names_round_table_and_start_number(run, tmp_path):
 
 
 def test_unknown_ruleset(run, tmp_path):
-    path = write(tmp_path, "smu.json", edited(WORKED, lambda d: d.update(ruleset="smu")))
-    assert "rule set 'smu' is not implemented yet" in bad(run("standings", path))
+    path = write(tmp_path, "tarok.json", edited(WORKED, lambda d: d.update(ruleset="tarok")))
+    assert "unknown rule set 'tarok'" in bad(run("standings", path))
 
 
 def test_file_that_is_not_an_object(run, tmp_path):

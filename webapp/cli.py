@@ -166,14 +166,16 @@ def draw(file: str, round_no: int) -> None:
 
 @listok.command()
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("--best", type=click.IntRange(min=1), default=11, show_default=True,
-              help="How many tournaments count per player (SEM-A4).")
+@click.option("--best", type=click.IntRange(min=1), default=None,
+              help="How many tournaments count per player (SEM-A4; default 11).")
+@click.option("--strike", type=click.IntRange(min=0), default=None, metavar="K",
+              help="ČSM: strike each player's K worst tournaments (CSM-6; default 0).")
 @_guarded
-def season(files: tuple[str, ...], best: int) -> None:
-    """The season tables (SEM-A4, A5) from final tournament files."""
+def season(files: tuple[str, ...], best: int | None, strike: int | None) -> None:
+    """The season tables (SEM-A4, A5; CSM-6 …) from final tournament files of one rule set."""
     from .rules.report import season_report
 
-    _emit(season_report(_load_final(files), best))
+    _emit(season_report(_load_final(files), best, strike))
 
 
 @listok.command()

@@ -207,11 +207,11 @@ def test_unknown_ruleset():
     assert "unknown rule set 'tarok'" in error(d)
 
 
-def test_ruleset_not_implemented_yet():
+def test_smu_2_an_sem_file_read_as_smu_fails_the_zero_total():
+    """The other rule sets are implemented (issue 9): SMU tables total 0 Kč (SMU-2)."""
     d = base()
     d["ruleset"] = "smu"
-    assert error(d) == f"poprad.json: {UnknownRuleSet('smu')}"
-    assert "not implemented yet" in error(d)
+    assert error(d) == "poprad.json: round 1, table 1: the sums total 30.00, the table total must be 0.00"
 
 
 def test_missing_players():

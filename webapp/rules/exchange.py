@@ -31,11 +31,12 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from .model import CENT, STATUSES, Event, Player, Round, TableResult, Tournament
-from .ruleset import RuleSet, UnknownRuleSet, get_ruleset
+from .ruleset import REGISTRY, RuleSet, UnknownRuleSet, get_ruleset
 
 FORMAT = "listok-tournament/1"
 TOP_LEVEL_KEYS = ("format", "ruleset", "name", "date", "players", "rounds", "events", "corrections")
 EVENT_TYPES = ("withdrawn", "card")
+LOT = "lot"  # TH-4: the order of a lot; any rule set may record one
 CARD_COLOURS = ("yellow", "red")
 
 _NUMBER_TEXT = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*")
@@ -410,7 +411,7 @@ class _Reader:
             self.fail('missing "players"', **loc)
         players = tuple(self.integer(s, "a start number", **loc)
                         for s in self.lst(t["players"], '"players"', **loc))
-        if len(players) not in rs.table_sizes:
+        if not rs.allows_sheet_size(len(players), t):
             sizes = " or ".join(map(str, rs.table_sizes))
             self.fail(f"{len(players)} players at the table, the rule set '{rs.code}' seats {sizes}", **loc)
         for s in players:
@@ -421,11 +422,16 @@ class _Reader:
                 self.fail(f"start number {s} is seated twice in round {r} (also {also})", **loc)
             seated[s] = n
 
-        if "sums" not in t:
+        if rs.result_kind == "score":
+            if "sums" in t:
+                self.fail(f'the rule set \'{rs.code}\' has no "sums": the game scores go in "score"', **loc)
+            raw = []
+        elif "sums" not in t:
             self.fail('missing "sums"', **loc)
-        raw = self.lst(t["sums"], '"sums"', **loc)
-        if len(raw) != len(players):
-            self.fail(f"{len(raw)} sums for {len(players)} players", **loc)
+        else:
+            raw = self.lst(t["sums"], '"sums"', **loc)
+            if len(raw) != len(players):
+                self.fail(f"{len(raw)} sums for {len(players)} players", **loc)
         sums = []
         for s, v in zip(players, raw):
             d = self.number(v, f"the sum of start number {s}", allow_text=True, **loc)
@@ -461,6 +467,10 @@ class _Reader:
         early = self.flag(t.get("early", False), '"early"', **loc)
 
         expected = rs.expected_total(len(players))
+        elif rs.result_kind != "money":
+            self.fail('missing "score"', **loc)
+        if rs.result_kind == "score":
+            sums = [v.quantize(CENT) for v in scores]  # the game score is what a player's result sums up
         total = sum(sums, Decimal(0))
         exempt = bool(disqualified) or (points is not None and (r, n) in no_fee)
         if expected is not None and total != expected and not exempt:
@@ -468,8 +478,13 @@ class _Reader:
             if points is not None:
                 hint = " (after an SEM-C10 no-fee correction add a \"no-fee\" entry for this table to \"corrections\")"
             self.fail(f"the sums total {total:.2f}, the table total must be {expected:.2f}{hint}", **loc)
-        return TableResult(table=n, players=players, sums=tuple(sums), points=points,
-                           disqualified=tuple(disqualified), early=early, scores=scores)
+        result = TableResult(table=n, players=players, sums=tuple(sums), points=points,
+                             disqualified=tuple(disqualified), early=early, scores=scores,
+                             **rs.read_table(self, t, players, loc))
+        problem = rs.check_table(result)
+        if problem is not None:
+            self.fail(problem, **loc)
+        return result
 
     def events(self, items: list, known: set[int]) -> list[Event]:
         events = []
@@ -489,6 +504,9 @@ class _Reader:
             if kind == "withdrawn":
                 if "after_round" not in e:
                     self.fail('missing "after_round"', where=where)
+            if kind == LOT:
+                events.append(self.lot(e, known, where))
+                continue
                 after_round = self.integer(e["after_round"], '"after_round"', minimum=0, where=where)
                 if e.get("round") is not None:
                     rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
@@ -522,10 +540,30 @@ def _to_dict(t: Tournament, verbatim) -> dict:
         "format": FORMAT,
         "ruleset": t.ruleset,
         "name": t.name,
+    def lot(self, e: dict, known: set[int], where: str) -> Event:
+        """TH-4: the order a lot drawn by the judge put tied players in."""
+        if "order" not in e:
+            self.fail('missing "order"', where=where)
+        order = tuple(self.integer(x, "a start number in \"order\"", where=where)
+                      for x in self.lst(e["order"], '"order"', where=where))
+        for s in order:
+            if s not in known:
+                self.fail(f"start number {s} is not in the players list", where=where)
+        if len(set(order)) != len(order):
+            self.fail('a start number appears twice in "order"', where=where)
+        rnd = None
+        if e.get("round") is not None:
+            rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
+        extra = tuple((k, self.verbatim(v, _show(k), where=where)) for k, v in e.items()
+                      if k not in ("type", "order", "round"))
+        return Event(type="lot", start_no=0, round=rnd, order=order, extra=extra)
+
+
         "date": t.date,
         "players": [_player_dict(p) for p in t.players],
         "rounds": [
-            {"round": r.number, "tables": [_table_dict(tr) for tr in r.tables]} for r in t.rounds
+            {"round": r.number, "tables": [_table_dict(tr, REGISTRY.get(t.ruleset)) for tr in r.tables]}
+            for r in t.rounds
         ],
     }
     if t.events:
@@ -554,7 +592,7 @@ def _player_dict(p: Player) -> dict:
     return d
 
 
-def _table_dict(tr: TableResult) -> dict:
+def _table_dict(tr: TableResult, rs: RuleSet | None = None) -> dict:
     d: dict = {"table": tr.table, "players": list(tr.players), "sums": [money_text(s) for s in tr.sums]}
     if tr.points is not None:
         d["points"] = [json_number(p) for p in tr.points]
@@ -580,7 +618,14 @@ def _event_dict(e: Event, verbatim) -> dict:
         d["referees"] = list(e.referees)
     for k, v in e.extra:
         d.setdefault(k, verbatim(v))
-    return d
+    return d if rs is None else rs.write_table(tr, d)
+    if e.type == "lot":
+        if e.round is not None:
+            d["round"] = e.round
+        d["order"] = list(e.order)
+        for k, v in e.extra:
+            d.setdefault(k, verbatim(v))
+        return d
 
 
 def dump(t: Tournament) -> str:

@@ -48,6 +48,16 @@ class Player:
 
 
 @dataclass(frozen=True)
+class PremiumGame:
+    """CSM-3: one game worth 50 PB or more, with the signatures of its players."""
+
+    start_no: int
+    game: str
+    pb: int
+    signed_by: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class TableResult:
     table: int
     players: tuple[int, ...]
@@ -56,6 +66,9 @@ class TableResult:
     disqualified: tuple[int, ...] = ()
     early: bool = False
     scores: tuple[Decimal, ...] | None = None
+    ended: str | None = None  # thousand (TH-3): "win" or "time"
+    frozen: bool = False  # thousand (TH-5): a withdrawal left two players
+    premium_games: tuple[PremiumGame, ...] = ()  # csm (CSM-3)
 
 
 @dataclass(frozen=True)
@@ -66,7 +79,7 @@ class Round:
 
 @dataclass(frozen=True)
 class Event:
-    """`withdrawn` (SEM-D4) or `card` (SEM-E); unknown keys are kept in `extra`."""
+    """`withdrawn` (SEM-D4), `card` (SEM-E) or `lot` (TH-4, start_no 0); unknown keys are kept in `extra`."""
 
     type: str
     start_no: int
@@ -75,6 +88,7 @@ class Event:
     round: int | None = None
     referees: tuple[str, ...] = ()
     extra: tuple[tuple[str, object], ...] = ()
+    order: tuple[int, ...] = ()  # `lot` (TH-4): start numbers, best first
 
 
 @dataclass

@@ -11,7 +11,8 @@ from typing import Sequence
 from .model import CENT, TableResult
 from .ruleset import RuleSet, shared_place_points
 
-# SEM-D1c: each remaining player gets this much from a disqualified player.
+# SEM-D1c: each remaining player gets this much from a disqualified player (SEM's
+# `dq_compensation`; other rule sets have none).
 DQ_COMPENSATION = Decimal("1.00")
 
 
@@ -46,6 +47,9 @@ def table_outcome(rs: RuleSet, table: TableResult) -> TableOutcome:
       place's points and the stake (5 points and 10 EUR);
     - all disqualified (SEM-D1a): the table is cancelled, nobody scores.
     """
+    own = rs.outcome(table)
+    if own is not None:
+        return own
     n = len(table.players)
     dq = set(table.disqualified)
     if not dq:
@@ -63,7 +67,7 @@ def table_outcome(rs: RuleSet, table: TableResult) -> TableOutcome:
         base = [rs.stake if table.early else table.sums[i] for i in remaining]
         shared = shared_place_points(base, by_place[: len(remaining)])
         for k, i in enumerate(remaining):
-            money[i] = base[k] + DQ_COMPENSATION * (n - len(remaining))
+            money[i] = base[k] + rs.dq_compensation * (n - len(remaining))
             points[i] = shared[k]
         if table.points is not None:
             for i in remaining:
@@ -86,7 +90,7 @@ def administrative_correction(rs: RuleSet, sums: Sequence[Decimal]) -> tuple[Dec
     """
     expected = rs.expected_total(len(sums))
     result = [Decimal(s) for s in sums]
-    if expected is None:
+    if expected is None or not rs.winner_bears_total:
         return tuple(result)
     diff = sum(result, Decimal(0)) - expected
     w = winner_index(result)
@@ -123,7 +127,7 @@ def sheet_hints(rs: RuleSet, sums: Sequence[Decimal]) -> list[Hint]:
     expected = rs.expected_total(len(sums))
     total = sum(sums, Decimal(0))
     if expected is not None and total != expected:
-        hints.append(Hint("SEM-C5", "total", None,
+        hints.append(Hint(rs.total_rule, "total", None,
                           f"the sums total {total:.2f}, the table total must be {expected:.2f}", True))
     if rs.max_payment_per_game is not None and expected is not None:
         lowest = CENT - rs.max_payment_per_game
@@ -136,7 +140,7 @@ def sheet_hints(rs: RuleSet, sums: Sequence[Decimal]) -> list[Hint]:
                 hints.append(Hint("SEM-C11", "above-highest", i,
                                   f"sum {s:.2f} at position {i + 1} is impossible: the highest is {highest:.2f}", True))
     for i, s in enumerate(sums):
-        if s < 0:
+        if s < 0 and rs.negative_sum_note:
             hints.append(Hint("SEM-C8", "negative", i,
                               f"sum {s:.2f} at position {i + 1} is negative: write the last game and call the referee", False))
     return hints

@@ -50,13 +50,12 @@ def _check_after_round(t: Tournament, after_round: int | None) -> int:
 def standings_report(t: Tournament, after_round: int | None = None) -> dict:
     rs = get_ruleset(t.ruleset)
     k = _check_after_round(t, after_round)
+    own = rs.standings_report(t, k)
+    if own is not None:
+        return own
     ranking = standings(t, k, rs)
     final = is_final(t, k, rs)
-    tp = None
-    if final:
-        from .season import tournament_points
-
-        tp = tournament_points(ranking)
+    tp = rs.tournament_points(ranking) if final else None  # SEM-A3
     rows = []
     for s in ranking:
         st = s.stats
@@ -78,7 +77,7 @@ def standings_report(t: Tournament, after_round: int | None = None) -> dict:
             "tournament_points": points,
         })
     report = {"ruleset": t.ruleset, "after_round": k, "final": final, "standings": rows}
-    if final:
+    if final and tp is not None and rs.club_championship:
         from .season import club_results
 
         report["clubs"] = [
@@ -122,11 +121,23 @@ def require_final(tournaments) -> None:
                               f"(results for {t.last_round} of {rs.rounds} rounds)")
 
 
-def season_report(tournaments, best: int = 11) -> dict:
+def season_report(tournaments, best: int | None = None, strike: int | None = None) -> dict:
+    """The season tables of the rule set of `tournaments` (one rule set only)."""
+    tournaments = list(tournaments)
+    codes = sorted({t.ruleset for t in tournaments})
+    if len(codes) > 1:
+        raise ReportError("the files mix rule sets (" + ", ".join(codes) + "): a season table takes "
+                          "tournaments of one rule set")
+    require_final(tournaments)
+    rs = get_ruleset(codes[0] if codes else "sem")
+    return rs.season_report(tournaments, best, strike)
+
+
+def sem_season_report(tournaments, best: int = 11) -> dict:
+    """SEM-A4, A5."""
     from .season import season_table
 
     tournaments = list(tournaments)
-    require_final(tournaments)
     table = season_table(tournaments, best)
     return {
         "players": [

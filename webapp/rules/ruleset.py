@@ -69,6 +69,74 @@ class RuleSet:
     cuts: dict[int, int] = {}
     club_rule_rounds: frozenset[int] = frozenset()
     max_payment_per_game: Decimal | None = None
+    # what a player's round result is: "money" (sums), "zb+pb" (sums = ZB, score =
+    # PB, CSM-2) or "score" (a game score and how the game ended, TH-3)
+    result_kind: str = "money"
+    currency: str | None = "EUR"  # the unit of `sums` (None: no money)
+    total_rule: str = "SEM-C5"  # the rule a wrong table total breaks
+    # SEM-only behaviour, behind the interface (RULES.md §2)
+    negative_sum_note: bool = False  # SEM-C8: a negative sum needs the last-game note
+    winner_bears_total: bool = False  # SEM-C5: an operator's correction of a wrong total
+    dq_compensation: Decimal = Decimal("0.00")  # SEM-D1c: from a disqualified player to each other
+    club_championship: bool = False  # SEM-B3
+    # seating beyond SEM: seats repeat opponents only where unavoidable (CSM-5, TH-2)
+    avoid_repeats: bool = False
+
+    def table_split(self, count: int) -> tuple[int, ...]:
+        """The sizes of the tables a field of `count` players sits at, in table
+        order; NoSplit (a ValueError) when the rule set has none."""
+        size = self.table_sizes[0]
+        if count <= 0 or count % size or len(self.table_sizes) > 1:
+            return split_field(count, self.table_sizes, {}, self.code)
+        return (size,) * (count // size)
+
+    def allows_sheet_size(self, size: int, raw: dict) -> bool:
+        """Whether a sheet of `size` players can stand in a file (`raw` is the table entry)."""
+        return size in self.table_sizes
+
+    def read_table(self, reader, raw: dict, players: tuple[int, ...], loc: dict) -> dict:
+        """Rule-set fields of a table entry as TableResult keyword arguments."""
+        return {}
+
+    def write_table(self, table, d: dict) -> dict:
+        """The table entry `d` as this rule set writes it (EXCHANGE.md)."""
+        return d
+
+    def check_table(self, table) -> str | None:
+        """Why a sheet cannot stand (one line), or None."""
+        return None
+
+    def check_tournament(self, t) -> tuple[str, dict] | None:
+        """Why a whole file cannot stand: (message, location keywords), or None."""
+        return None
+
+    def outcome(self, table):
+        """The rule set's own TableOutcome of a sheet, or None for SEM-C6/D1 (points.table_outcome)."""
+        return None
+
+    def collect_stats(self, t, upto: int):
+        """The rule set's own PlayerStats by start number, or None for the table-points sum."""
+        return None
+
+    def settle_ties(self, t, rows: list) -> list:
+        """The standings after the ranking keys; a rule set may settle ties its own way (TH-4)."""
+        return rows
+
+    def tournament_points(self, ranking) -> dict | None:
+        """SEM-A3 tournament points by start number, or None where the rule set has none."""
+        return None
+
+    def standings_report(self, t, after_round: int) -> dict | None:
+        """The `listok standings` answer where its shape is the rule set's own (EXCHANGE.md)."""
+        return None
+
+    def season_report(self, tournaments, best: int | None = None, strike: int | None = None) -> dict:
+        """The `listok season` answer for final tournaments of this rule set."""
+        from .season import placement_season_report
+
+        if strike is not None:
+            raise ValueError(f"--strike applies to the rule set 'csm', not '{self.code}'")
+        return placement_season_report(tournaments, best if best is not None else 11)
 
     def expected_total(self, n_players: int) -> Decimal | None:
         """The exact table total a sheet must show, or None if the rule set has none."""
@@ -101,6 +169,57 @@ class RuleSet:
         )
 
 
+class NoSplit(ValueError):
+    """A field that cannot be split into the rule set's tables; `details` for a UI."""
+
+    def __init__(self, message: str, code: str = "no-split", **details):
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+def split_field(count: int, sizes: Sequence[int], limits: dict[int, int], code: str,
+                first: int | None = None) -> tuple[int, ...]:
+    """Split `count` players into tables of the given `sizes`: as many tables of
+    the main size (`first`, default the first of `sizes`) as possible, the
+    other size for the rest, at most `limits[size]` tables of a size.
+
+    Sizes are in table order: the main size first (SMU-1, CSM-1, TH-1 put the
+    exceptional tables last). NoSplit names the count and what would work."""
+    main = first if first is not None else sizes[0]
+    found = _try_split(count, sizes, limits, main)
+    if found is not None:
+        return found
+    names = " and ".join(f"{k}" for k in sizes)
+    near = [k for k in range(max(1, count - 3), count + 4) if k != count and _try_split(k, sizes, limits, main)]
+    lower = [k for k in near if k < count]
+    higher = [k for k in near if k > count]
+    hint = []
+    if higher:
+        add = higher[0] - count
+        hint.append(f"add {add} player" + ("" if add == 1 else "s"))
+    if lower:
+        hint.append(f"withdraw {count - lower[-1]}")
+    extra = "; " + " or ".join(hint) if hint else ""
+    limit = "".join(f" (at most {limits[k]} tables of {k})" for k in sizes if k in limits)
+    raise NoSplit(f"{count} player{'' if count == 1 else 's'} cannot be seated at tables of {names}{limit} under the rule set "
+                  f"'{code}'{extra}", code="no-split", count=count, sizes=tuple(sizes),
+                  add=(higher[0] - count) if higher else None,
+                  withdraw=(count - lower[-1]) if lower else None)
+
+
+def _try_split(count: int, sizes: Sequence[int], limits: dict[int, int], main: int) -> tuple[int, ...] | None:
+    other = next((k for k in sizes if k != main), None)
+    if count <= 0:
+        return None
+    most = 0 if other is None else min(count // other, limits.get(other, count))
+    for n_other in range(most + 1):
+        rest = count - n_other * (other or 0)
+        if rest % main == 0:
+            return (main,) * (rest // main) + (other,) * n_other  # type: ignore[operator]
+    return None
+
+
 @dataclass(frozen=True)
 class UnknownRuleSet(Exception):
     code: str
@@ -113,7 +232,7 @@ class UnknownRuleSet(Exception):
 
 
 REGISTRY: dict[str, RuleSet] = {}
-PLANNED = ("smu", "csm", "thousand")
+PLANNED: tuple[str, ...] = ()
 
 
 def register(ruleset: RuleSet) -> RuleSet:
@@ -122,8 +241,6 @@ def register(ruleset: RuleSet) -> RuleSet:
 
 
 def get_ruleset(code: str) -> RuleSet:
-    from . import sem  # noqa: F401  (importing it registers the built-in rule sets)
-
     try:
         return REGISTRY[code]
     except KeyError:

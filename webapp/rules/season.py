@@ -354,3 +354,141 @@ def guest_check(player_key: str, status: str, season_history: Sequence[Tournamen
         return (f"'{player_key}' has already played {as_guest} SEM tournaments this season "
                 f"as a guest: the limit is {GUEST_LIMIT} (SEM-A2)")
     return None
+
+
+# --------------------------------------------------------------------------- other rule sets
+
+
+def _ranked(t: Tournament) -> list[Standing]:
+    ranking = standings(t)
+    keys: set[str] = set()
+    for s in ranking:
+        if s.player.key in keys:
+            raise ValueError(f"tournament '{t.name}': player '{s.player.key}' is listed twice; "
+                             "give the players distinct ids")
+        keys.add(s.player.key)
+    return ranking
+
+
+def placement_season_report(tournaments: Sequence[Tournament], best: int = 11) -> dict:
+    """The season table of a rule set without SEM-A3 (BB liga, SMU, Thousand).
+
+    Interpretation (docs/RULES.md): a player placed p of N ranked players gets
+    N - p + 1 placement points; the `best` results count (ties among equal
+    results: the lower table points, then the lower money or score, then the
+    earlier tournament is dropped). Ranked by the counted placement points,
+    then table points, then money (score), then the id. Clubs: the placement
+    points of all their players over all tournaments, then table points, then
+    the club name. Rows as SEM-A4/A5; `money` is `score` where the rule set
+    has no money (Thousand)."""
+    from .exchange import json_number, money_text
+    from .ruleset import get_ruleset
+
+    results: dict[str, list[tuple]] = {}
+    latest: dict[str, Player] = {}
+    club_points: dict[str, int] = {}
+    club_game: dict[str, Fraction] = {}
+    has_money = True
+    for when, t in enumerate(chronological(tournaments)):
+        has_money = get_ruleset(t.ruleset).currency is not None
+        ranking = _ranked(t)
+        n = len(ranking)
+        for i, s in enumerate(ranking):
+            p = s.player
+            latest[p.key] = p
+            results.setdefault(p.key, []).append((n - i, Fraction(s.stats.points), s.stats.money, when, t.name))
+            if p.club_key is not None:
+                club_points[p.club_key] = club_points.get(p.club_key, 0) + n - i
+                club_game[p.club_key] = club_game.get(p.club_key, Fraction(0)) + s.stats.points
+    rows = []
+    for key, res in results.items():
+        keep = sorted(res, key=lambda r: (-r[0], -r[1], -r[2], -r[3]))
+        counted = sorted(keep[:best], key=lambda r: r[3])
+        dropped = sorted(keep[best:], key=lambda r: r[3])
+        points = sum(r[0] for r in counted)
+        game = sum((r[1] for r in counted), Fraction(0))
+        money = sum((r[2] for r in counted), Decimal(0))
+        rows.append(((-points, -game, -money, key), key, points, game, money, counted, dropped))
+    rows.sort(key=lambda r: r[0])
+    players = []
+    for i, (_, key, points, game, money, counted, dropped) in enumerate(rows):
+        row = {"place": i + 1, "id": key, "name": latest[key].name, "club": latest[key].club,
+               "points": points, "game_points": json_number(game)}
+        if has_money:
+            row["money"] = money_text(money)
+        else:
+            row["score"] = json_number(money)
+        row.update(counted=[r[4] for r in counted], dropped=[r[4] for r in dropped])
+        players.append(row)
+    order = sorted(club_points, key=lambda c: (-club_points[c], -club_game[c], c))
+    clubs = [{"place": i + 1, "club": c, "points": club_points[c], "game_points": json_number(club_game[c])}
+             for i, c in enumerate(order)]
+    return {"players": players, "clubs": clubs}
+
+
+def csm_season_report(tournaments: Sequence[Tournament], strike: int = 0) -> dict:
+    """CSM-6: the league table `# Hráč ZB PB SB B` and the team table.
+
+    A player's tournament result is the tournament's ZB, PB, SB and BP (the sum
+    of the rounds' BP, CSM-4); B sums the BP. The `strike` worst tournaments
+    of each player (and team) do not count. Interpretation (docs/RULES.md): a
+    tournament the player missed is a result of zero and is struck first; of
+    the played ones the lowest BP, then SB, then ZB, then the earlier is
+    struck. Ranked by B, then SB, then ZB, then the id (the team name).
+
+    Teams are the players' clubs: in each tournament a team's SB is its
+    members' SB summed (ZB, PB likewise); teams are ranked by SB, then ZB,
+    equal teams sharing the place, and get team BP = number of teams - place + 1.
+    """
+    from .csm import shared_ranks
+
+    if strike < 0:
+        raise ValueError("--strike must not be negative")
+    ordered = chronological(tournaments)
+    held = len(ordered)
+    people: dict[str, list[tuple]] = {}
+    latest: dict[str, Player] = {}
+    teams: dict[str, list[tuple]] = {}
+    for when, t in enumerate(ordered):
+        totals: dict[str, list[int]] = {}
+        for s in _ranked(t):
+            st = s.stats
+            p = s.player
+            latest[p.key] = p
+            people.setdefault(p.key, []).append((st.bp, st.sb, st.zb, st.pb, when, t.name))
+            if p.club:
+                agg = totals.setdefault(p.club, [0, 0])
+                agg[0] += st.zb
+                agg[1] += st.pb
+        names = sorted(totals)
+        places = shared_ranks([(-(totals[c][0] + totals[c][1]), -totals[c][0]) for c in names])
+        for c, place in zip(names, places):
+            zb, pb = totals[c]
+            teams.setdefault(c, []).append((len(names) - place + 1, zb + pb, zb, pb, when, t.name))
+
+    def table(results: dict[str, list[tuple]], label: str) -> list[dict]:
+        rows = []
+        for key, res in results.items():
+            struck = max(0, strike - (held - len(res)))
+            worst_first = sorted(res, key=lambda r: (r[0], r[1], r[2], r[4]))
+            dropped = sorted(worst_first[:struck], key=lambda r: r[4])
+            counted = sorted(worst_first[struck:], key=lambda r: r[4])
+            b = sum(r[0] for r in counted)
+            sb = sum(r[1] for r in counted)
+            zb = sum(r[2] for r in counted)
+            pb = sum(r[3] for r in counted)
+            rows.append(((-b, -sb, -zb, key), key, zb, pb, sb, b, counted, dropped))
+        rows.sort(key=lambda r: r[0])
+        out = []
+        for i, (_, key, zb, pb, sb, b, counted, dropped) in enumerate(rows):
+            row: dict = {"place": i + 1}
+            if label == "player":
+                row.update(id=key, name=latest[key].name, club=latest[key].club)
+            else:
+                row["team"] = key
+            row.update(zb=zb, pb=pb, sb=sb, b=b, counted=[r[5] for r in counted],
+                       dropped=[r[5] for r in dropped])
+            out.append(row)
+        return out
+
+    return {"players": table(people, "player"), "teams": table(teams, "team")}

@@ -160,6 +160,10 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
     if kind == "cut":
         rows = ranking if ranking is not None else standings(t, n - 1, rs)
         candidates = [r for r in rows if r.player.start_no in field and r.stats.last_round == n - 1]
+    if tuple(rs.table_sizes) != (TABLE_SIZE,):
+        from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
+
+        return draw_tables(t, n, rs, ranking=ranking)
         advancing, eliminated = cut(candidates, rs.cuts[n])
         if len(advancing) % TABLE_SIZE:
             raise seating_error(n, len(advancing), "advancing players")
@@ -192,7 +196,8 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
 def entry_round(p: Player, status: FieldStatus, by_no: dict[int, Player]) -> int | None:
     """The first round a player may be seated in.
 
-    A player who is not a substitute plays from round 1. A substitute
+    A player who is not a substitute plays from round 1 (a late entry from
+    `from_round`, TH-5). A substitute
     (`substitute_for` set, or status "substitute") plays from `from_round`
     when given; otherwise (interpretation) from the round after the replaced
     player left the field (disqualified in round d -> d+1; withdrawn after
@@ -208,7 +213,7 @@ def entry_round(p: Player, status: FieldStatus, by_no: dict[int, Player]) -> int
         return None
     replaced = by_no.get(p.substitute_for)
     if replaced is None or not replaced.present:
-        return 1
+        return p.from_round or 1  # a late entry (TH-5) plays from `from_round`
     if p.substitute_for in status.disqualified:
         return status.disqualified[p.substitute_for] + 1
     if p.substitute_for in status.withdrawn:

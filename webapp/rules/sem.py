@@ -1,5 +1,4 @@
-"""SEM: Slovak Extraliga in volený mariáš (RULES.md §1), and BB liga (§2) which
-shares its table rules with another stake and round structure."""
+"""SEM: Slovak Extraliga in volený mariáš (RULES.md §1)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -16,6 +15,10 @@ class SEM(RuleSet):
     cuts = {4: 7, 5: 12, 6: 17}  # SEM-B9, B10, B11
     club_rule_rounds = frozenset({1, 2, 3, 4, 5})  # SEM-B2, B6, B7; not in round 6 (B11)
     max_payment_per_game = Decimal("10.00")  # SEM-C11
+    negative_sum_note = True  # SEM-C8
+    winner_bears_total = True  # SEM-C5
+    dq_compensation = Decimal("1.00")  # SEM-D1c
+    club_championship = True  # SEM-B3
 
     def round_kind(self, round_no: int) -> str:
         if round_no == 2:
@@ -26,19 +29,17 @@ class SEM(RuleSet):
         """SEM-C3: rounds 1-2 player 3's cards, 3-4 player 2's, 5-6 player 1's."""
         return {1: 3, 2: 3, 3: 2, 4: 2, 5: 1, 6: 1}.get(round_no)
 
+    def tournament_points(self, ranking) -> dict:
+        from .season import tournament_points  # SEM-A3
 
-class BBLiga(RuleSet):
-    """BB liga: 4 EUR each (table total 12 EUR), table points and ranking as SEM,
-    a fixed number of rounds (default 5) seated by standings after round 1."""
+        return tournament_points(ranking)
 
-    code = "bbliga"
-    title = "BB liga"
-    stake = Decimal("4.00")
-    rounds = 5
-    qualification_rounds = 5
-    cuts = {}
-    club_rule_rounds = frozenset({1, 2, 3, 4, 5})
+    def season_report(self, tournaments, best: int | None = None, strike: int | None = None) -> dict:
+        from .report import sem_season_report
+
+        if strike is not None:
+            raise ValueError("--strike applies to the rule set 'csm', not 'sem'")
+        return sem_season_report(tournaments, 11 if best is None else best)
 
 
 SEM_RULES = register(SEM())
-BBLIGA_RULES = register(BBLiga())

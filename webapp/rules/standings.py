@@ -75,7 +75,11 @@ def field_status(t: Tournament, upto: int | None = None) -> FieldStatus:
 
 
 def collect_stats(rs: RuleSet, t: Tournament, upto: int) -> dict[int, PlayerStats]:
-    """Points, money and records of everybody who sat at a table in rounds 1..upto."""
+    """Points, money and records of everybody who sat at a table in rounds 1..upto
+    (or the rule set's own statistics, `RuleSet.collect_stats`)."""
+    own = rs.collect_stats(t, upto)
+    if own is not None:
+        return own
     stats: dict[int, PlayerStats] = {}
     records = set(rs.record_points)
     for rnd in t.rounds_upto(upto):
@@ -129,4 +133,4 @@ def standings(t: Tournament, after_round: int | None = None, rs: RuleSet | None 
             for j in (i - 1, i + 1)
         )
         result.append(Standing(i + 1, players[s], st, stage, "start number" if tied else None))
-    return result
+    return rs.settle_ties(t, result)

@@ -1,0 +1,35 @@
+"""SMU: Slovácká mariášová unie (RULES.md §2, SMU-1..SMU-4; seed 004)."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .ruleset import RuleSet, register, split_field
+
+
+class SMU(RuleSet):
+    """SMU-1: tables of 3, one or two tables of 4 (pauzírovaný) when the field
+    is not divisible by 3, last in table order. SMU-2: a 1 Kč game, sums are
+    net Kč, a table totals 0, negative sums are normal. SMU-3: 5-3-1 and
+    5-3-2-1, equal sums share the points of the places they span (halves,
+    thirds). SMU-4: standings as SEM-B12, a fixed number of rounds (default 5),
+    round 1 by rating (SEM-B2), later rounds by standings (SEM-B7), club rule
+    in every round."""
+
+    code = "smu"
+    title = "Slovácká mariášová unie"
+    table_sizes = (3, 4)
+    stake = Decimal("0.00")  # SMU-2: net Kč, every table totals 0
+    place_points = {3: (5, 3, 1), 4: (5, 3, 2, 1)}
+    rounds = 5
+    qualification_rounds = 5
+    cuts = {}
+    club_rule_rounds = frozenset({1, 2, 3, 4, 5})
+    currency = "Kč"
+    total_rule = "SMU-2"
+    max_tables_of_4 = 2  # SMU-1
+
+    def table_split(self, count: int) -> tuple[int, ...]:
+        return split_field(count, (3, 4), {4: self.max_tables_of_4}, self.code)
+
+
+SMU_RULES = register(SMU())
