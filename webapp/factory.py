@@ -28,6 +28,10 @@ def build_app(config: dict | None = None) -> Flask:
     csrf.init_app(app)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
+    login_manager.login_message = _l("Please sign in to open this page.")  # Flask-Login's own text is English only
+    login_manager.needs_refresh_message = _l("Please sign in again to open this page.")
+    login_manager.login_message_category = login_manager.needs_refresh_message_category = "warning"
+    login_manager.localize_callback = str  # the lazy text in the request's language: the session stores plain text
     i18n.compile_catalogs(Path(app.root_path) / "translations")
     babel.init_app(app, locale_selector=i18n.select_locale)
     htmx.init_app(app)

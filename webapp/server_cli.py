@@ -110,7 +110,10 @@ def serve(host: str, port: int, with_demo: bool) -> None:
                            "(admin: 'admin' / 'demo-admin')")
     click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
     freeze_startup_objects()
-    waitress_serve(app, host=host, port=port, threads=8)
+    # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
+    waitress_serve(app, host=host, port=port, threads=8, clear_untrusted_proxy_headers=False)
 
 
-COMMANDS = (create_user, demo, serve)
+from .venue_https import https_config  # noqa: E402 - only click and the standard library
+
+COMMANDS = (create_user, demo, serve, https_config)

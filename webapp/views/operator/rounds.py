@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from flask import abort, flash, redirect, render_template, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
@@ -64,6 +64,19 @@ def _render(t: Tournament, n: int, r: Round | None, *, status: int = 200, error:
     return render_template(template, **ctx), status
 
 
+def _confirm_window(t: Tournament, n: int, window: dict, action: str, version):
+    """SEM-C9: the objection window of round n-1 is open; the operator confirms
+    (a form that repeats the action) or waits. Nothing has changed yet."""
+    return render_template("operator/rounds/confirm_window.html", t=t, n=n, window=window, action=action,
+                           version=version)
+
+
+def _window_unconfirmed(t: Tournament, n: int) -> dict | None:
+    if request.form.get("confirm_window"):
+        return None
+    return rounds.objection_window(t, n)
+
+
 def _done(tid: int, n: int, message: str, warnings=()):
     flash(message, "success")
     for w in warnings:
@@ -95,6 +108,9 @@ def start_round(tid: int, n: int | None = None):
         t, r = _load(tid, n)
         return _render(t, n, r, status=422,
                        error=_("Round %(n)d cannot be drawn now: the next round is %(next)d.", n=n, next=expected))
+    window = _window_unconfirmed(t, n)
+    if window is not None:
+        return _confirm_window(t, n, window, "draw", form.version.data or "")
     try:
         r = rounds.draw_round(t, current_user.label, version=form.version.data or "")
     except ServiceError as e:
@@ -150,6 +166,10 @@ def discard_draft(tid: int, n: int):
 @bp.post("/t/<int:tid>/round/<int:n>/publish")
 @operator_required
 def publish_round(tid: int, n: int):
+    t, r = _load(tid, n)
+    window = _window_unconfirmed(t, n) if r is not None and r.status == "draft" else None
+    if window is not None:
+        return _confirm_window(t, n, window, "publish", VersionForm().version.data or "")
     return _round_action(tid, n, lambda t, r, v: rounds.publish_round(t, r, current_user.label, v),
                          _("Round %(n)d is published. Print the sheets, then start the round.", n=n))
 

@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import gettext as _, lazy_gettext as _l
+from flask_babel import force_locale, gettext as _, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
@@ -398,6 +398,25 @@ class PinForm(FlaskForm):
                       description=_l("4 to 6 digits. Leave it empty for a random PIN of 4 digits."))
 
 
+SLIP_LANGUAGES = ("sk", "cs")  # the players' languages, side by side on every slip, whoever prints it
+
+
+def slip_texts() -> list[dict]:
+    """The PIN slip's words in each of the players' languages (not the operator's):
+    both ways to sign, on the winner's phone or on one's own."""
+    out = []
+    for lang in SLIP_LANGUAGES:
+        with force_locale(lang):
+            out.append({"lang": lang, "pin": _("Your PIN"),
+                        "winner": _("Sign on the table winner's phone: check the sums, sign with your finger "
+                                    "and type this PIN."),
+                        "own": _("Or on your own phone: scan the QR code on your table's sheet, check the sums, "
+                                 "sign and type this PIN."),
+                        "keep": _("Keep the PIN to yourself: nobody will ask you for it. After 5 wrong PINs "
+                                  "signing is locked for 15 minutes.")})
+    return out
+
+
 def _no_store(body, status=200):
     # the page shows a PIN: no cache may keep it
     return body, status, {"Cache-Control": "no-store"}
@@ -405,7 +424,8 @@ def _no_store(body, status=200):
 
 def _pin_page(t, p, form, pin=None, status=200):
     return _no_store(render_template("operator/setup/pin_slip.html", t=t, p=p, form=form, pin=pin,
-                                     locked=pin_svc.locked_until(p)), status)
+                                     locked=pin_svc.locked_until(p), slip_texts=slip_texts() if pin else None),
+                     status)
 
 
 @bp.route("/t/<int:tid>/players/<int:pid>/pin", methods=["GET", "POST"])
@@ -454,4 +474,4 @@ def pin_slips(tid: int):
     slips = pin_svc.issue_missing_pins(t, start_nos, _actor())
     db.session.commit()
     return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
-                                     slips=slips))
+                                     slips=slips, slip_texts=slip_texts()))
