@@ -97,6 +97,7 @@ def test_numbers_are_parsed_exactly():
     table(d, 1, 1)["sums"] = ["14", 9.5, "6.50"]
     table(d, 1, 2)["points"] = [3, 3, 3]
     table(d, 2, 1)["points"] = [4.5, 3.5, 1]
+    d["corrections"] = [{"round": 1, "table": 2, "kind": "fee"}, {"round": 2, "table": 1, "kind": "fee"}]
     d["players"][0]["rating"] = 812.5
     t = loads(json.dumps(d))
     assert t.rounds[0].tables[0].sums == (Decimal("14.00"), Decimal("9.50"), Decimal("6.50"))

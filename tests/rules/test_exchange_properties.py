@@ -110,7 +110,8 @@ def tournaments(draw) -> Tournament:
 @given(tournaments())
 def test_dump_then_loads_is_lossless(t):
     text = dump(t)
-    again = loads(text, "prop.json")
+    # random results need not fit together (rules/consistency.py): the format alone is tested
+    again = loads(text, "prop.json", consistent=False)
     assert again == t
     assert dump(again) == text
     # the text is plain JSON with the documented shapes

@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st
 from webapp.rules.model import Event, Player, Round, Tournament
 from webapp.rules.season import (
     BONUS, ClubResult, NominationError, SeasonClub, TournamentPoints, club_results, guest_check,
-    historical_coefficient, historical_points, nominations, ratings, season_table, tournament_points,
+    historical_coefficient, historical_points, nomination_duty, nominations, ratings, season_table, tournament_points,
 )
 from webapp.rules.standings import PlayerStats, Standing, standings
 
@@ -143,10 +143,27 @@ def test_sem_b3_club_of_12_all_nominated():
     assert nom.players == tuple(range(1, 13))
 
 
-def test_sem_b3_substitutes_count_as_present_players_of_their_club():
-    members = club_field("MK Nitra", 12) + [player(13, "sub", "MK Nitra", status="substitute")]
+def test_sem_b3a_substitute_seated_in_round_1_counts_as_present_at_the_draw():
+    absent = replace(player(13, "absent", "MK Nitra"), present=False)
+    sub = replace(player(14, "sub", "MK Nitra", status="substitute"), substitute_for=13)
+    members = club_field("MK Nitra", 12) + [absent, sub]
     nom = nominations(Tournament(members))["MK Nitra"]
     assert nom.required and nom.automatic and len(nom.players) == 10
+
+
+def test_sem_b3a_duty_fixed_at_round_1_a_later_substitute_does_not_count():
+    """Issue 10 point 3: 12 present at the draw, a substitute joins after round 1
+    (and a player withdraws): the club does not nominate, at the final neither."""
+    members = club_field("MK Nitra", 12) + [replace(player(13, "sub", "MK Nitra", status="substitute"),
+                                                    substitute_for=5, from_round=3)]
+    t = Tournament(members, events=[Event("withdrawn", 5, after_round=2)])
+    nom = nominations(t)["MK Nitra"]
+    assert not nom.required and not nom.automatic
+    assert nom.players == tuple(range(1, 13))
+    assert nomination_duty(t) == {"MK Nitra": 12}
+    # a stored duty (the server fixes it when round 1 starts) wins over the players list
+    t.nomination_duty = {"MK Nitra": 13}
+    assert nominations(t)["MK Nitra"].required
 
 
 def test_sem_b3_guests_and_licensed_belong_to_no_club():

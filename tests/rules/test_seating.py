@@ -219,12 +219,29 @@ def test_sem_d5_substitute_takes_the_seat_of_a_withdrawn_player():
     assert seats(draw(t, 2)) == [[2, 8, 13], [3, 7, 9], [4, 6, 10], [1, 5, 11]]
 
 
-def test_sem_d1b_empty_seats_regrouped_after_complete_tables():
+def test_sem_d1b_remaining_player_keeps_the_seat_and_freed_seats_are_filled_by_position():
+    """Issue 10 point 4 (SEM-D1b, B6 "each keeps their position"): the freed seats
+    are filled by dissolving one incomplete table; nobody who stays keeps a
+    different position, and of the movers as many as possible keep theirs."""
     # table 2: 7 and 10 disqualified (2 gets 5 points); the organiser withdraws 12
     t = played_round1(rated(12), disqualified={2: (7, 10)},
                       events=[Event("withdrawn", 12, after_round=1)])
-    # shifted: [2,8,_] [3,_,9] [4,6,_] [1,5,11] -> complete first, then 2,8,3,9,4,6
-    assert seats(draw(t, 2)) == [[1, 5, 11], [2, 8, 3], [9, 4, 6]]
+    # shifted: [2,8,_] [3,_,9] [4,6,_] [1,5,11]; table 3 is dissolved: 6 keeps position 2
+    # at table 2, 4 takes the only seat left (position 3; no position-1 seat is free)
+    assert seats(draw(t, 2)) == [[2, 8, 4], [3, 6, 9], [1, 5, 11]]
+
+
+def test_sem_d1b_no_player_changes_position_when_the_free_seats_allow():
+    # round 1 [1,8,9] [2,7,10] [3,6,11] [4,5,12]; table 2: 2 and 7 disqualified, 10 remains;
+    # the organiser withdraws 6 (position 2 of table 3)
+    t = played_round1(rated(12), disqualified={2: (2, 7)}, events=[Event("withdrawn", 6, after_round=1)])
+    d = draw(t, 2)
+    # shifted: [_,8,12] [3,_,9] [4,_,10] [1,5,11]; the old rule regrouped 8,12,3,9,4,10 at
+    # the end (3 from position 1 to 2, 9 from 3 to 1). Now one table is dissolved (every
+    # choice keeps one of its two players' positions; ties: the highest table): 4 keeps
+    # position 1 at table 1, 10 takes the position-2 seat at table 2.
+    assert seats(d) == [[4, 8, 12], [3, 10, 9], [1, 5, 11]]
+    assert [tb.players[0] for tb in d.tables] == [4, 3, 1]
 
 
 def test_sem_d1a_substitutes_of_a_cancelled_table_are_seated_at_the_end():
@@ -258,9 +275,9 @@ def test_substitute_from_round_and_reserves():
     t = played_round1(ps, events=[Event("withdrawn", 7, after_round=1)])
     assert sorted(draw(t, 1).seated) == list(range(1, 13))
     # round 2: 7 gone, 13 not yet (from round 3), reserve 14 never, 15 seated:
-    # 7's seat at [3, 7, 9] stays empty, so that table is rebuilt at the end
+    # 15 takes 7's freed seat at [3, 7, 9] (SEM-D1b interpretation: no regrouping)
     d = draw(t, 2)
-    assert seats(d) == [[2, 8, 12], [4, 6, 10], [1, 5, 11], [3, 9, 15]]
+    assert seats(d) == [[2, 8, 12], [3, 15, 9], [4, 6, 10], [1, 5, 11]]
     play_round(t, d)
     t.events.append(Event("withdrawn", 12, after_round=2))
     seated = draw(t, 3).seated
@@ -331,10 +348,18 @@ def test_sem_b7_three_of_one_club():
     assert flagged(d) == []
 
 
-def test_sem_b7_unresolvable_last_table_is_flagged():
+def test_sem_b7_conflict_at_the_last_table_resolved_by_moving_a_player_up():
+    """Issue 10 point 11: nobody below the last table, but the field allows the club
+    rule: 8 moves up to table 2, the fewest places it can."""
     d = draw(standings_t(9, {8: "A", 9: "A"}), 3)
-    assert seats(d) == [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
-    assert flagged(d) == [3]
+    assert seats(d) == [[1, 2, 3], [4, 5, 8], [6, 7, 9]]
+    assert flagged(d) == []
+
+
+def test_sem_b7_unresolvable_field_is_flagged():
+    # 4 players of one club at 3 tables: the field does not allow the club rule
+    d = draw(standings_t(9, {6: "A", 7: "A", 8: "A", 9: "A"}), 3)
+    assert flagged(d) != []
 
 
 def test_sem_d4_withdrawn_player_not_seated_after_withdrawal():
@@ -472,9 +497,19 @@ def test_sem_b9_d5_substitute_never_advances():
 def test_sem_b9_cut_field_not_divisible_by_3_is_refused():
     t = cut_t([9, 8, 8, 7, 7, 7, 7, 5, 5], events=[Event("withdrawn", 9, after_round=3),
                                                  Event("withdrawn", 8, after_round=3)])
-    with pytest.raises(DrawError, match=r"^round 4: 7 advancing players cannot be seated at tables of 3: "
-                                        r"add 2 players or withdraw 1$"):
+    with pytest.raises(DrawError, match=r"^round 4: 7 advancing players cannot be seated at tables of 3 "
+                                        r"and nobody can be added to a cut round: withdraw 1 advancing "
+                                        r"player \(SEM-D4\) before the draw$"):
         draw(t, 4)
+
+
+def test_sem_b9_cut_of_11_on_7_points_says_withdraw_2_never_add():
+    """Issue 10 point 7: 11 candidates all on >= 7 points cannot be topped up."""
+    t = cut_t([9, 9, 9, 8, 8, 8, 7, 7, 7, 7, 7, 5], events=[Event("withdrawn", 12, after_round=3)])
+    with pytest.raises(DrawError) as e:
+        draw(t, 4)
+    assert e.value.code == "cut-not-divisible" and e.value.details["withdraw"] == 2
+    assert "add" not in str(e.value).replace("added", "") and "11 advancing players" in str(e.value)
 
 
 def test_sem_b9_nobody_advances_gives_an_empty_draw():
@@ -514,8 +549,9 @@ def test_sem_b11_round6_no_club_rule_flags():
     # round 5 with the same field applies the club rule
     t5 = cut_t([20, 19, 18, 17, 16, 15, 3, 2, 1], clubs=clubs)
     t5.rounds.append(round_of(4, [(1, 3, 4), (2, 5, 6)]))
-    assert flagged(draw(t5, 5)) == [2]  # 5 and 6 at the last table: nobody below
-    assert seats(draw(t5, 5))[0] == [1, 3, 4]
+    # 5 and 6 at the last table, nobody below: the club rule still finds a seating (issue 10)
+    d5 = draw(t5, 5)
+    assert seats(d5) == [[1, 3, 5], [2, 4, 6]] and flagged(d5) == []
 
 
 # ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Mapping, Sequence
 
 from .model import TableResult
-from .points import table_outcome
+from .points import DQ_COMPENSATION, table_outcome
 from .ruleset import RuleSet
 
 KINDS = ("operator-error", "no-fee", "fee")
@@ -82,32 +82,48 @@ def correct_published_sheet(
     if kind not in KINDS:
         raise CorrectionError(f"round {round_no}, table {recorded.table}: unknown correction kind '{kind}' "
                               f"(use one of {', '.join(KINDS)})")
-    if recorded.disqualified:
-        raise CorrectionError(f"round {round_no}, table {recorded.table}: a table with a disqualification "
-                              f"is corrected by editing the sheet, not by SEM-C10")
     real_sums = tuple(Decimal(s) for s in real_sums)
     if len(real_sums) != len(recorded.players):
         raise CorrectionError(f"round {round_no}, table {recorded.table}: {len(real_sums)} real sums "
                               f"for {len(recorded.players)} players")
     expected = rs.expected_total(len(real_sums))
-    if expected is not None and sum(real_sums) != expected:
+    dq = set(recorded.disqualified)
+    if not dq and expected is not None and sum(real_sums) != expected:
         raise CorrectionError(f"round {round_no}, table {recorded.table}: the real sums total "
                               f"{sum(real_sums):.2f}, not {expected:.2f}")
 
+    # a table with a disqualification (SEM-D1) keeps it: the real sums are those at the
+    # moment of the disqualification, and the table's values follow SEM-D1 from them
     before = table_outcome(rs, recorded)
-    real_points = rs.table_points(real_sums)
+    after = table_outcome(rs, replace(recorded, sums=real_sums, points=None))
     changes = []
     for i, s in enumerate(recorded.players):
+        if s in dq:
+            continue
         rec = (before.points[i], before.money[i])
-        real = (real_points[i], real_sums[i])
+        real = (after.points[i], after.money[i])
         role = "harmed" if real > rec else "advantaged" if real < rec else "unchanged"
         effective = rec if (kind == "no-fee" and role == "harmed") else real
         changes.append(PlayerChange(s, role, rec, real, effective))
+    if dq and all(c.role == "unchanged" for c in changes):
+        raise CorrectionError(f"round {round_no}, table {recorded.table}: with this disqualification "
+                              f"(SEM-D1) these sums give everybody the values already recorded")
 
-    sums = tuple(c.effective[1] for c in changes)
-    points = tuple(c.effective[0] for c in changes)
-    table = replace(recorded, sums=sums,
-                    points=None if points == rs.table_points(sums) else points)
+    effective = {c.start_no: c.effective for c in changes}
+    if dq:
+        credit = getattr(rs, "dq_compensation", DQ_COMPENSATION) * len(dq)
+        # not early: every change came from the sums, so the sum is the money less the credit
+        sums = tuple(real_sums[i] if s in dq else effective[s][1] - credit
+                     for i, s in enumerate(recorded.players))
+        counted = table_outcome(rs, replace(recorded, sums=sums, points=None)).points
+        points = tuple(Fraction(0) if s in dq else effective[s][0] for s in recorded.players)
+        same = all(s in dq or counted[i] == points[i] for i, s in enumerate(recorded.players))
+        table = replace(recorded, sums=sums, points=None if same else points)
+    else:
+        sums = tuple(effective[s][1] for s in recorded.players)
+        points = tuple(effective[s][0] for s in recorded.players)
+        table = replace(recorded, sums=sums,
+                        points=None if points == rs.table_points(sums) else points)
 
     swapped = None
     if kind != "no-fee" and next_draw is not None and rs.round_kind(next_draw.round) == "cut":

@@ -101,6 +101,9 @@ class Tournament:
     events: list[Event] = field(default_factory=list)
     corrections: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    # SEM-B3a: club -> players present when round 1 started, as a server stored it
+    # (not part of the file: the engine recomputes it from the round-1 field)
+    nomination_duty: dict[str, int] | None = None
 
     def player(self, start_no: int) -> Player:
         return self.by_start_no()[start_no]

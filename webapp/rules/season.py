@@ -73,21 +73,47 @@ def _rating_order(p: Player) -> tuple:
     return (p.rating is None, -(p.rating or 0), p.start_no)
 
 
-def nominations(t: Tournament) -> dict[str, Nomination]:
-    """SEM-B3a/b for every club with a present player (substitutes included).
+def nomination_duty(t: Tournament) -> dict[str, int]:
+    """SEM-B3a: how many players of each club were present at the draw of round 1.
 
-    Only the `nominated` flags of present players count. A club with more than
-    12 present players must flag exactly 10; with no flag at all the system
-    nominates its 10 best-rated players; any other count is refused.
+    The duty is fixed between the end of check-in and the start of round 1, so
+    only the players who may be seated in round 1 count (present, not withdrawn
+    before it, substitutes only when they replace somebody absent); a
+    substitute who joins later does not make a club nominate. A server that
+    stored the count when round 1 started passes it as `t.nomination_duty`.
     """
-    clubs: dict[str, list[Player]] = {}
+    if t.nomination_duty is not None:
+        return dict(t.nomination_duty)
+    from .seating import eligible_field  # seating imports standings, like this module
+
+    at_draw = eligible_field(t, 1)
+    counts: dict[str, int] = {}
     for p in t.players:
-        if p.present and p.club_key is not None:
+        if p.start_no in at_draw and p.club_key is not None:
+            counts[p.club_key] = counts.get(p.club_key, 0) + 1
+    return counts
+
+
+def nominations(t: Tournament) -> dict[str, Nomination]:
+    """SEM-B3a/b for every club with a player present at the draw of round 1.
+
+    A club with more than 12 players present then (see `nomination_duty`)
+    must flag exactly 10 of them; with no flag at all the system nominates its
+    10 best-rated players present at the draw; any other count is refused.
+    Players who join later (substitutes) are never nominated.
+    """
+    duty = nomination_duty(t)
+    from .seating import eligible_field
+
+    at_draw = eligible_field(t, 1)
+    clubs: dict[str, list[Player]] = {club: [] for club in duty}
+    for p in t.players:
+        if p.start_no in at_draw and p.club_key is not None:
             clubs.setdefault(p.club_key, []).append(p)
     result: dict[str, Nomination] = {}
     for club in sorted(clubs):
         members = sorted(clubs[club], key=lambda p: p.start_no)
-        if len(members) <= NOMINATE_ABOVE:
+        if duty.get(club, len(members)) <= NOMINATE_ABOVE:
             result[club] = Nomination(club, tuple(p.start_no for p in members), False, False)
             continue
         flagged = [p for p in members if p.nominated]

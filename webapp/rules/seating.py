@@ -103,6 +103,17 @@ def seating_error(round_no: int, count: int, what: str = "players") -> DrawError
                      count=count, size=TABLE_SIZE, add=add, withdraw=withdraw)
 
 
+def cut_seating_error(round_no: int, count: int) -> DrawError:
+    """A cut (SEM-B9..B11) that does not fill tables of 3 (too few candidates to top
+    up): nobody can join a cut round, so the only way is withdrawals (SEM-D4)."""
+    withdraw = count % TABLE_SIZE
+    noun = "player" if withdraw == 1 else "players"
+    return DrawError(f"round {round_no}: {count} advancing players cannot be seated at tables of "
+                     f"{TABLE_SIZE} and nobody can be added to a cut round: withdraw {withdraw} "
+                     f"advancing {noun} (SEM-D4) before the draw", code="cut-not-divisible",
+                     round=round_no, count=count, size=TABLE_SIZE, withdraw=withdraw)
+
+
 # ---------------------------------------------------------------------------
 # the draw
 
@@ -149,6 +160,10 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
         which = ", ".join(str(k) for k in missing)
         noun = "round" if len(missing) == 1 else "rounds"
         raise DrawError(f"round {n}: the results of {noun} {which} are missing")
+    if tuple(rs.table_sizes) != (TABLE_SIZE,):
+        from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
+
+        return draw_tables(t, n, rs, ranking=ranking)
 
     kind = rs.round_kind(n)
     status = field_status(t, n - 1)
@@ -160,13 +175,9 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
     if kind == "cut":
         rows = ranking if ranking is not None else standings(t, n - 1, rs)
         candidates = [r for r in rows if r.player.start_no in field and r.stats.last_round == n - 1]
-    if tuple(rs.table_sizes) != (TABLE_SIZE,):
-        from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
-
-        return draw_tables(t, n, rs, ranking=ranking)
         advancing, eliminated = cut(candidates, rs.cuts[n])
         if len(advancing) % TABLE_SIZE:
-            raise seating_error(n, len(advancing), "advancing players")
+            raise cut_seating_error(n, len(advancing))
         tables = _tables_by_standings(advancing, clubs, club_rule)
         return Draw(n, _seated(tables, clubs), tuple(advancing), tuple(eliminated))
 
@@ -206,14 +217,14 @@ def entry_round(p: Player, status: FieldStatus, by_no: dict[int, Player]) -> int
     neither `substitute_for` nor `from_round`, is not seated (None).
     """
     if p.substitute_for is None and p.status != "substitute":
-        return 1
+        return p.from_round or 1  # a late entry (TH-5) plays from `from_round`
     if p.from_round is not None:
         return p.from_round
     if p.substitute_for is None:
         return None
     replaced = by_no.get(p.substitute_for)
     if replaced is None or not replaced.present:
-        return p.from_round or 1  # a late entry (TH-5) plays from `from_round`
+        return 1
     if p.substitute_for in status.disqualified:
         return status.disqualified[p.substitute_for] + 1
     if p.substitute_for in status.withdrawn:
@@ -271,11 +282,15 @@ def _shift(t: Tournament, n: int, previous: Round, field: set[int], status: Fiel
     - The seat of a player who left the field (disqualified, withdrawn) goes
       to their substitute (`substitute_for`, seated from this round); with
       several, the lowest start number.
-    - Interpretation: seats that stay empty make their tables incomplete. The
-      players of the incomplete tables, in (table, position) order, followed
-      by any other eligible player not yet seated (substitutes of cancelled
-      tables, late entries) in SEM-B2 rating order, are seated consecutively
-      (positions 1, 2, 3) at new tables after the complete ones.
+    - Interpretation (docs/RULES.md, SEM-D1b): a seat that stays empty is
+      taken by an eligible player not seated yet (substitutes of cancelled
+      tables, late entries; SEM-B2 rating order), at their own position where
+      one is free. Seats still empty are filled by dissolving incomplete
+      tables one at a time (see `_fill_empty_seats`), so that the players who
+      move keep their position number wherever a seat of that position is
+      free (SEM-B6): with two players disqualified at a table and the
+      organiser withdrawing one of its players, the remaining player takes a
+      freed seat instead of the tables being regrouped at the end.
     """
     sheets = sorted(previous.tables, key=lambda tr: tr.table)
     for tr in sheets:
@@ -307,11 +322,71 @@ def _shift(t: Tournament, n: int, previous: Round, field: set[int], status: Fiel
                     table[pos] = queue[0]
                     seated.add(queue[0])
 
-    complete = [table for table in seats if None not in table]
-    rest = [s for table in seats if None in table for s in table if s is not None]
-    rest += [p.start_no for p in rating_order(by_no[s] for s in field if s not in seated)]
-    new = [rest[i:i + TABLE_SIZE] for i in range(0, len(rest), TABLE_SIZE)]
-    return complete + new  # type: ignore[return-value]
+    late = [p.start_no for p in rating_order(by_no[s] for s in field if s not in seated)]
+    return _fill_empty_seats(seats, late)
+
+
+def _fill_empty_seats(seats: list[list[int | None]], late: list[int]) -> list[list[int]]:
+    """SEM-D1b/B6 interpretation: complete the shifted tables with the fewest moves.
+
+    1. `late` players (not seated yet) take empty seats: each the nearest
+       empty seat of the position they would have had by rating (their index
+       in `late` modulo 3 + 1), else the first empty seat; what is left of
+       them forms new tables at the end.
+    2. While a table is incomplete, one incomplete table is dissolved and its
+       players fill the empty seats of the others: the table chosen is the one
+       whose players can keep the most position numbers, then the one with
+       the most empty seats, then the highest table number; each of its
+       players takes the empty seat of their own position at the nearest
+       table, else the nearest empty seat (lowest position first).
+    Tables left without players are dropped; the order of the others stays.
+    """
+    seats = [list(t) for t in seats]
+    queue = list(late)
+
+    def empties():
+        return [(ti, pi) for ti, t in enumerate(seats) for pi, s in enumerate(t) if s is None]
+
+    while queue and empties():
+        k = len(late) - len(queue)
+        s = queue.pop(0)
+        free = empties()
+        own = [e for e in free if e[1] == k % TABLE_SIZE]
+        ti, pi = (own or free)[0]
+        seats[ti][pi] = s
+    while True:
+        incomplete = [ti for ti, t in enumerate(seats) if None in t and any(x is not None for x in t)]
+        if not incomplete or len(empties()) < TABLE_SIZE:
+            break
+
+        def plan(d):
+            free = [e for e in empties() if e[0] != d]
+            moves, left = [], []
+            for pi, s in enumerate(seats[d]):  # own positions first, then the rest
+                own = [e for e in free if e[1] == pi]
+                if s is not None and own:
+                    e = min(own, key=lambda e: (abs(e[0] - d), e[0]))
+                    free.remove(e)
+                    moves.append((s, pi, e))
+                elif s is not None:
+                    left.append((pi, s))
+            for pi, s in left:
+                e = min(free, key=lambda e: (abs(e[0] - d), e[0], e[1]))
+                free.remove(e)
+                moves.append((s, pi, e))
+            return moves
+
+        def score(d):
+            moves = plan(d)
+            return (sum(1 for _s, pi, e in moves if e[1] == pi), seats[d].count(None), d)
+
+        d = max(incomplete, key=score)
+        for s, _pi, (ti, pi) in plan(d):
+            seats[ti][pi] = s
+        seats[d] = [None] * TABLE_SIZE
+    tables = [t for t in seats if all(x is not None for x in t)]
+    rest = [s for t in seats if None in t for s in t if s is not None] + queue
+    return tables + [rest[i:i + TABLE_SIZE] for i in range(0, len(rest), TABLE_SIZE)]  # type: ignore[misc]
 
 
 def _pairs(c0, c1, c2) -> int:
@@ -377,6 +452,86 @@ def _position_club_rule(seats: list[list[int]], clubs: dict[int, str | None]) ->
                 break
             j, p = swap
             seats[i][p], seats[j][p] = seats[j][p], seats[i][p]
+    if any(_pairs(*(clubs[s] for s in table)) for table in seats):
+        found = _club_free_positions(seats, clubs)
+        if found is not None:
+            seats[:] = found
+
+
+def _club_free_positions(seats: list[list[int]], clubs: dict[int, str | None],
+                         limit: int = 20000) -> list[list[int]] | None:
+    """SEM-B2/B6 club rule when the swaps leave a conflict: a search for seats
+    where no two players of a club meet, position 1 unchanged and positions 2
+    and 3 taken by players of the same position group.
+
+    Interpretation (docs/RULES.md, SEM-B2): tables are filled from table 1,
+    each trying the players of the group nearest to their seat first, so the
+    first seating found keeps players as close to their seats as it can. The
+    search gives up after `limit` steps (then the swaps' seating stays and is
+    flagged); fields where a conflict-free seating exists are solved well
+    within it."""
+    n = len(seats)
+    first = [t[0] for t in seats]
+    groups = [[t[p] for t in seats] for p in (1, 2)]
+    home = {s: i for i, t in enumerate(seats) for s in t}
+    c1 = [clubs[s] for s in first]
+    # tables j >= i whose position-1 club is c: needed for the counting bound
+    suffix: list[Counter] = [Counter() for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1].copy()
+        if c1[i] is not None:
+            suffix[i][c1[i]] += 1
+    left = [Counter(clubs[s] for s in g if clubs[s] is not None) for g in groups]
+    used = [set(), set()]
+    chosen: list[tuple[int, int]] = []
+    steps = 0
+
+    def bound(i: int) -> bool:
+        free = n - i
+        for c in set(left[0]) | set(left[1]):
+            room = free - suffix[i][c]
+            if left[0][c] > room or left[1][c] > room or left[0][c] + left[1][c] > room:
+                return False
+        return True
+
+    def ordered(g: int, i: int):
+        return sorted((s for s in groups[g] if s not in used[g]), key=lambda s: (abs(home[s] - i), home[s]))
+
+    def place(i: int) -> bool:
+        nonlocal steps
+        if i == n:
+            return True
+        for a in ordered(0, i):
+            ca = clubs[a]
+            if ca is not None and ca == c1[i]:
+                continue
+            for b in ordered(1, i):
+                steps += 1
+                if steps > limit:
+                    return False
+                cb = clubs[b]
+                if cb is not None and (cb == c1[i] or cb == ca):
+                    continue
+                for g, s in ((0, a), (1, b)):
+                    used[g].add(s)
+                    if clubs[s] is not None:
+                        left[g][clubs[s]] -= 1
+                if bound(i + 1):
+                    chosen.append((a, b))
+                    if place(i + 1):
+                        return True
+                    chosen.pop()
+                for g, s in ((0, a), (1, b)):
+                    used[g].discard(s)
+                    if clubs[s] is not None:
+                        left[g][clubs[s]] += 1
+                if steps > limit:
+                    return False
+        return False
+
+    if not bound(0) or not place(0):
+        return None
+    return [[first[i], a, b] for i, (a, b) in enumerate(chosen)]
 
 
 # ---------------------------------------------------------------------------
@@ -421,7 +576,54 @@ def _tables_by_standings(order: Sequence[int], clubs: dict[int, str | None], clu
     order = list(order)
     if club_rule:
         _standings_club_rule(order, clubs, rank)
+        tables = [order[i:i + TABLE_SIZE] for i in range(0, len(order), TABLE_SIZE)]
+        if any(_pairs(*(clubs[s] for s in table)) for table in tables):
+            tables = _club_free_tables(sorted(order, key=rank.__getitem__), clubs) or tables
+        return tables
     return [order[i:i + TABLE_SIZE] for i in range(0, len(order), TABLE_SIZE)]
+
+
+def _club_free_tables(order: Sequence[int], clubs: dict[int, str | None]) -> list[list[int]] | None:
+    """SEM-B7 club rule when the swaps of `_standings_club_rule` leave a conflict.
+
+    Interpretation (docs/RULES.md, SEM-B7): the club rule is kept whenever the
+    field allows it, i.e. whenever no club has more players than there are
+    tables. Tables are then filled from the top, each with the highest-placed
+    players left whose club is not at the table yet, skipping a player only
+    when taking them would leave too few tables for a club that needs one at
+    every remaining table. None when the field does not allow it.
+    """
+    left = list(order)
+    counts = Counter(clubs[s] for s in left if clubs[s] is not None)
+    tables: list[list[int]] = []
+    while left:
+        remaining_tables = len(left) // TABLE_SIZE
+        if counts and max(counts.values()) > remaining_tables:
+            return None
+        critical = {c for c, k in counts.items() if k == remaining_tables}
+        table: list[int] = []
+        at: set = set()
+        for s in left:
+            if len(table) == TABLE_SIZE:
+                break
+            c = clubs[s]
+            if c is not None and c in at:
+                continue
+            if len(critical - at - {c}) > TABLE_SIZE - len(table) - 1:
+                continue
+            table.append(s)
+            if c is not None:
+                at.add(c)
+        if len(table) < TABLE_SIZE:
+            return None
+        for s in table:
+            left.remove(s)
+            if clubs[s] is not None:
+                counts[clubs[s]] -= 1
+                if not counts[clubs[s]]:
+                    del counts[clubs[s]]
+        tables.append(table)
+    return tables
 
 
 def _standings_club_rule(order: list[int], clubs: dict[int, str | None], rank: dict[int, int]) -> None:
