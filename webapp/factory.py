@@ -8,7 +8,7 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import headers, i18n
+from . import errors, headers, i18n
 from .config import load_config
 from .database import configure_sqlite
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
@@ -38,6 +38,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["zstd", "br", "gzip", "deflate"])  # static files too
     Compress(app)  # small first load of the phone's table page and its scripts
     headers.init_app(app)
+    errors.init_app(app)
 
     from . import models
 

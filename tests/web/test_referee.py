@@ -462,13 +462,14 @@ def test_standings_offer_the_report_while_the_window_is_open(app, anon, publishe
     assert "Send to the referees" in form
 
 
-def test_a_report_lands_in_the_queue(app, anon, published, client):
+def test_a_report_lands_in_the_queue(app, anon, published, field, client):
     tid, seats = published
+    pins = field[1]
     r = anon.post(f"/t/{tid}/discrepancy", data={"start_no": str(seats[1]), "table": "1", "round": "2",
-                                                  "text": "Moja suma je 12,00, nie 10,00."})
+                                                  "text": "Moja suma je 12,00, nie 10,00.", "pin": pins[seats[1]]})
     assert r.status_code == 200 and "Sent to the referees" in text(r)
     [c] = report_cases(app)
-    assert (c.round, c.table, c.status, c.payload) == (2, 1, "open", {"start_no": seats[1],
+    assert (c.round, c.table, c.status, c.payload) == (2, 1, "open", {"start_no": seats[1], "verified": "pin",
                                                                        "text": "Moja suma je 12,00, nie 10,00."})
     assert audit_actions(app)[-1] == "case.report"
     make_user(app, "referee", role="referee")
@@ -482,14 +483,15 @@ def test_a_report_lands_in_the_queue(app, anon, published, client):
     assert report_cases(app)[0].status == "rejected"
 
 
-def test_the_report_form_over_htmx(app, anon, published):
+def test_the_report_form_over_htmx(app, anon, published, field):
     tid, seats = published
+    pin = field[1][seats[0]]
     r = anon.post(f"/t/{tid}/discrepancy", headers=HX,
-                  data={"start_no": str(seats[0]), "table": "1", "round": "2", "text": ""})
+                  data={"start_no": str(seats[0]), "table": "1", "round": "2", "text": "", "pin": pin})
     assert r.status_code == 422 and "<html" not in text(r)
     assert 'id="report-form"' in text(r) and "Say what is wrong." in text(r)
     r = anon.post(f"/t/{tid}/discrepancy", headers=HX,
-                  data={"start_no": str(seats[0]), "table": "1", "round": "2", "text": "zlá suma"})
+                  data={"start_no": str(seats[0]), "table": "1", "round": "2", "text": "zlá suma", "pin": pin})
     assert r.status_code == 200 and "<html" not in text(r) and 'id="report-sent"' in text(r)
 
 
@@ -500,9 +502,10 @@ def test_the_report_form_over_htmx(app, anon, published):
     ({"table": "2"}, "played at table 1 in round 2, not at table 2"),
     ({"round": "5"}, "The standings after round 5 are not published."),
 ])
-def test_bad_reports_are_refused_and_nothing_is_stored(app, anon, published, data, message):
+def test_bad_reports_are_refused_and_nothing_is_stored(app, anon, published, field, data, message):
     tid, seats = published
-    form = {"start_no": str(seats[0]), "table": "1", "round": "2", "text": "zlá suma", **data}
+    form = {"start_no": str(seats[0]), "table": "1", "round": "2", "text": "zlá suma", "pin": field[1][seats[0]],
+            **data}
     r = anon.post(f"/t/{tid}/discrepancy", data=form)
     assert r.status_code == 422 and message in text(r)
     assert report_cases(app) == []
@@ -524,15 +527,16 @@ def test_after_the_window_the_form_says_so_and_stores_nothing(app, anon, publish
     assert report_cases(app) == []
 
 
-def test_reports_are_limited_per_start_number_and_round(app, anon, published):
+def test_reports_are_limited_per_start_number_and_round(app, anon, published, field):
     tid, seats = published
-    data = {"start_no": str(seats[0]), "table": "1", "round": "2", "text": "znova"}
+    pins = field[1]
+    data = {"start_no": str(seats[0]), "table": "1", "round": "2", "text": "znova", "pin": pins[seats[0]]}
     for _i in range(cases.MAX_REPORTS):
         assert anon.post(f"/t/{tid}/discrepancy", data=data).status_code == 200
     r = anon.post(f"/t/{tid}/discrepancy", data=data)
     assert r.status_code == 422 and "has already sent 5 reports for round 2" in text(r)
     assert len(report_cases(app)) == cases.MAX_REPORTS
-    other = {**data, "start_no": str(seats[1])}
+    other = {**data, "start_no": str(seats[1]), "pin": pins[seats[1]]}
     assert anon.post(f"/t/{tid}/discrepancy", data=other).status_code == 200
 
 

@@ -23,14 +23,15 @@ from ..models import Case, Player, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
-from . import results as results_service, sheets as sheet_service
+from . import pins as pin_service, results as results_service, sheets as sheet_service
 from .common import ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
-KINDS = ("dispute", "correction", "negative-sum", "discrepancy")
-SHEET_KINDS = ("dispute", "correction", "negative-sum")
+KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "c10", "discrepancy")
+SHEET_KINDS = ("dispute", "correction", "negative-sum", "pin-reissued")
 MAX_REPORTS = 5  # SEM-C9 reports per start number and round (spam guard)
 REPORT_MAX_CHARS = 1000
+MAX_PIN_CHARS = 32  # the phone's PIN field; a longer one is no PIN and not an attempt
 NOTE_MAX_CHARS = 500
 
 
@@ -359,9 +360,11 @@ def report_window(t: Tournament, round_no: int | None = None, now: datetime | No
 
 
 def reports_sent(t: Tournament, round_no: int, start_no: int) -> int:
+    """The player's own reports, those sent with their PIN: what a referee files
+    for them, or anything older, does not use up their limit."""
     return sum(1 for c in db.session.scalars(
         select(Case).where(Case.tournament_id == t.id, Case.kind == "discrepancy", Case.round == round_no))
-        if (c.payload or {}).get("start_no") == start_no)
+        if (c.payload or {}).get("start_no") == start_no and (c.payload or {}).get("verified") == "pin")
 
 
 def _int(value, message: str, name: str) -> int:
@@ -372,9 +375,12 @@ def _int(value, message: str, name: str) -> int:
 
 
 def report_discrepancy(t: Tournament, start_no, table, round_no, text: str,
-                       now: datetime | None = None) -> Case:
+                       now: datetime | None = None, *, pin: str | None = None, referee: str | None = None) -> Case:
     """SEM-C9: a player reports a discrepancy at their table within 10 minutes of
-    the standings' publication; it lands in the referees' queue."""
+    the standings' publication; it lands in the referees' queue. The report is
+    the player's only with their PIN (pins.check_pin: a wrong one raises PinError,
+    whose failure count the caller commits), or when a signed-in referee files it
+    (`referee`: their label)."""
     round_no = _int(round_no, _("Choose the round."), "round")
     pub = report_window(t, round_no, now)
     if pub is None:
@@ -404,14 +410,23 @@ def report_discrepancy(t: Tournament, start_no, table, round_no, text: str,
         raise ServiceError(_("Say what is wrong."), field="text")
     if len(text) > REPORT_MAX_CHARS:
         raise ServiceError(_("Keep the report to at most %(n)d characters.", n=REPORT_MAX_CHARS), field="text")
-    if reports_sent(t, round_no, start_no) >= MAX_REPORTS:
-        raise ServiceError(_("Start number %(s)d has already sent %(n)d reports for round %(r)d: "
-                             "speak to a referee.", s=start_no, n=MAX_REPORTS, r=round_no), field="start_no")
+    if referee is None:
+        pin = (pin or "").strip()
+        if not pin:
+            raise ServiceError(_("Enter your PIN."), field="pin")
+        if len(pin) > MAX_PIN_CHARS:
+            raise ServiceError(_("A PIN is 4 to 6 digits."), field="pin")
+        pin_service.check_pin(t, player, pin, now)
+        if reports_sent(t, round_no, start_no) >= MAX_REPORTS:
+            raise ServiceError(_("Start number %(s)d has already sent %(n)d reports for round %(r)d: "
+                                 "speak to a referee.", s=start_no, n=MAX_REPORTS, r=round_no), field="start_no")
+    by = referee or f"#{start_no} {player.name}"
     c = Case(tournament_id=t.id, round=round_no, table=table, kind="discrepancy", status="open",
-             payload={"start_no": start_no, "text": text}, created_by=f"#{start_no} {player.name}",
-             created_at=now or utcnow())
+             payload={"start_no": start_no, "text": text, "verified": "referee" if referee else "pin"},
+             created_by=by[:120], created_at=now or utcnow())
     db.session.add(c)
     db.session.flush()
-    audit("case.report", f"#{start_no}", {"case": c.id, "round": round_no, "table": table,
-                                         "start_no": start_no, "text": text}, t.id)
+    audit("case.report", referee or f"#{start_no}", {"case": c.id, "round": round_no, "table": table,
+                                                    "start_no": start_no, "text": text,
+                                                    "verified": "referee" if referee else "pin"}, t.id)
     return c

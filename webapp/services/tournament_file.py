@@ -1,7 +1,6 @@
 """The tournament file (EXCHANGE.md) into and out of the database, and the results as CSV."""
 from __future__ import annotations
 
-import csv
 import io
 from datetime import date
 from decimal import Decimal
@@ -14,6 +13,7 @@ from ..models import Correction, Event, Player, Round, RoundTable, Sheet, Tourna
 from ..rules import exchange
 from ..rules.report import is_final, standings_report
 from ..rules.ruleset import get_ruleset
+from . import csvsafe
 from .common import ServiceError, audit
 from .engine import rules_tournament
 from .players import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING
@@ -123,7 +123,7 @@ def export_results_csv(t: Tournament) -> str:
         return str(value).replace(".", ",")
 
     out = io.StringIO()
-    w = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    w = csvsafe.writer(out, delimiter=";", lineterminator="\r\n")  # names and clubs come from registrations and imports
     header = [_("Place"), _("Start number"), _("Name"), _("Club"), _("Points"), _("Money")]
     header += [_("Round %(n)d", n=r) for r in range(1, k + 1)]
     if final:

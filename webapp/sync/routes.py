@@ -11,6 +11,7 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException
 
+from .. import jsonbody
 from ..extensions import csrf, db
 from ..services import sheets
 from . import protocol
@@ -26,10 +27,21 @@ def _json(answer: sheets.Answer):
     return jsonify(answer.body), answer.http_status
 
 
+def _too_large() -> sheets.SyncRefusal:
+    return sheets.SyncRefusal(413, {"status": "bad-request", "message": _("The sheet is too large to send.")})
+
+
 def _body() -> dict:
     if request.content_length is not None and request.content_length > MAX_BODY:
-        raise sheets.SyncRefusal(413, {"status": "bad-request", "message": _("The sheet is too large to send.")})
-    data = request.get_json(force=True, silent=True)
+        raise _too_large()
+    try:
+        data = jsonbody.loads(request.get_data(cache=True), MAX_BODY)
+    except jsonbody.BodyError as e:
+        if e.reason == "too-large":  # sent without a length (chunked)
+            raise _too_large() from None
+        if e.reason == "too-deep":
+            raise sheets.bad_request(_("The request nests more than %(n)d levels deep.", n=e.limit)) from None
+        data = None
     if not isinstance(data, dict):
         raise sheets.bad_request(_("The request is not a JSON object."))
     return data

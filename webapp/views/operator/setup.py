@@ -470,7 +470,7 @@ def pin_slips(tid: int):
     if request.method == "GET":
         return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
                                          slips=None))
-    start_nos = [s for s in request.form.getlist("start_no") if s.isdigit()]
+    start_nos = [s for s in request.form.getlist("start_no") if s.isdigit() and len(s) <= 9]
     slips = pin_svc.issue_missing_pins(t, start_nos, _actor())
     db.session.commit()
     return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
