@@ -27,7 +27,7 @@ from webapp.sync.protocol import content_hash
 pytestmark = pytest.mark.browser
 
 expect.set_options(timeout=15_000)
-RECEIPT = re.compile(r"Sent — receipt ([A-Z0-9]{6})")
+RECEIPT = re.compile(r"Sent — receipt ([A-Z2-7]{4}-[A-Z2-7]{4}(?:-[A-Z2-7]{2})?)")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from webapp.services.tokens import table_token
 from webapp.sync.protocol import content_hash
 
 URL = "/api/v1/sheets"
-RECEIPT = re.compile(r"[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}")
+RECEIPT = re.compile(r"[A-Z2-7]{4}-[A-Z2-7]{4}(-[A-Z2-7]{2})?")  # a prefix of the chain entry's hash
 GOOD = [1450, 1000, 550]
 
 

@@ -279,10 +279,15 @@ def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:
         if s.status != "rejected" and s.content_hash == h:
             return s
     cur = tab.sheet
-    if (c.base_version == 0 and cur is not None and cur.content_hash is None and not cur.disqualified
+    if (c.base_version == 0 and cur is not None and not _signed(cur) and not cur.disqualified
             and [text_cents(x) for x in cur.sums] == list(c.sums_cents)):
         return cur
     return None
+
+
+def _signed(sheet: Sheet) -> bool:
+    """A phone sheet (its content is what players signed), not one the desk entered."""
+    return sheet.source == "phone" or (sheet.content or {}).get("protocol") == protocol.PROTOCOL
 
 
 def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission,
