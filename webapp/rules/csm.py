@@ -77,6 +77,10 @@ class CSM(RuleSet):
     total_rule = "CSM-2"
     max_tables_of_3 = 3  # CSM-1 (II.2)
 
+    def sheet_keeper(self, values=None) -> int:
+        """CSM-3: the scorekeeper; position 1 unless a lot (II.3) names another."""
+        return 0
+
     def table_split(self, count: int) -> tuple[int, ...]:
         return split_field(count, (4, 3), {3: self.max_tables_of_3}, self.code)
 

@@ -81,6 +81,15 @@ class RuleSet:
     club_championship: bool = False  # SEM-B3
     # seating beyond SEM: seats repeat opponents only where unavoidable (CSM-5, TH-2)
     avoid_repeats: bool = False
+    final_size: int | None = None  # a final at one table after the Swiss rounds (TH-2)
+
+    def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
+        """Position (0-based) of the player who fills in and submits the sheet:
+        the table winner, the first listed among equals (SEM-C4, TH-6: the best
+        result); None while the results are not known."""
+        if not values:
+            return None
+        return max(range(len(values)), key=lambda i: (values[i], -i))
 
     def table_split(self, count: int) -> tuple[int, ...]:
         """The sizes of the tables a field of `count` players sits at, in table

@@ -28,6 +28,10 @@ class SMU(RuleSet):
     total_rule = "SMU-2"
     max_tables_of_4 = 2  # SMU-1
 
+    def sheet_keeper(self, values=None) -> int:
+        """SMU-1: player A keeps the sheet unless the table agrees otherwise."""
+        return 0
+
     def table_split(self, count: int) -> tuple[int, ...]:
         return split_field(count, (3, 4), {4: self.max_tables_of_4}, self.code)
 
