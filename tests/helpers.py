@@ -84,28 +84,15 @@ def play_round(app, tid, seed=1, close=True) -> int:
 
 # --------------------------------------------------------------------------- phone sheets (docs/SYNC.md)
 
-FAST_PIN_HASH = "pbkdf2:sha256:1000"  # builders only: tests of the real hash use services.pins directly
-
-
 def issue_pins(app, tid) -> dict[int, str]:
-    """A random PIN for every player of the tournament: {start_no: pin}. Hashed
-    cheaply, so that building a whole field stays fast (verification reads the
-    method from the stored hash)."""
+    """A random PIN for every player of the tournament: {start_no: pin}."""
     from webapp.models import Tournament
     from webapp.services.pins import issue_pin
 
     with app.app_context():
-        before = app.config.get("LISTOK_PIN_HASH_METHOD")
-        app.config["LISTOK_PIN_HASH_METHOD"] = FAST_PIN_HASH
-        try:
-            t = db.session.get(Tournament, tid)
-            pins = {p.start_no: issue_pin(p, actor="test") for p in t.players}
-            db.session.commit()
-        finally:
-            if before is None:
-                app.config.pop("LISTOK_PIN_HASH_METHOD", None)
-            else:
-                app.config["LISTOK_PIN_HASH_METHOD"] = before
+        t = db.session.get(Tournament, tid)
+        pins = {p.start_no: issue_pin(p, actor="test") for p in t.players}
+        db.session.commit()
         return pins
 
 

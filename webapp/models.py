@@ -123,8 +123,22 @@ class Player(db.Model):
     pin_hash: Mapped[str | None] = mapped_column(String(256))
     pin_failures: Mapped[int] = mapped_column(default=0)
     pin_locked_until: Mapped[datetime | None]
+    pin_issued_at: Mapped[datetime | None]  # when the current PIN was issued, and by whom
+    pin_issued_by: Mapped[str | None] = mapped_column(String(120))
 
     tournament: Mapped[Tournament] = relationship(back_populates="players")
+
+
+class PinAttempt(db.Model):
+    """One PIN attempt, reserved before the PIN is evaluated (services/pins.py):
+    a wrong one is kept for 15 minutes, a right one is deleted."""
+
+    __tablename__ = "pin_attempt"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    kept: Mapped[bool] = mapped_column(default=False)  # False: being evaluated (or an evaluation that crashed)
 
 
 class Round(db.Model):

@@ -12,7 +12,8 @@ from sqlalchemy import func, select, update
 
 from tests.helpers import issue_pins, login, make_tournament, make_user, open_round, signed_submission
 from webapp.extensions import db
-from webapp.models import AuditEntry, Case, Player, Round, RoundTable, Sheet, Submission, Tournament, utcnow
+from webapp.models import (AuditEntry, Case, PinAttempt, Player, Round, RoundTable, Sheet, Submission, Tournament,
+                           utcnow)
 from webapp.services import rounds, sheets as sheet_service
 from webapp.services.common import verify_audit_chain
 from webapp.services.tokens import table_token
@@ -435,16 +436,22 @@ def test_a_wrong_pin_is_named_counted_and_stores_nothing(app, client, game):
     body = game.body(pins={**game.pins, victim: "0000" if game.pins[victim] != "0000" else "1111"})
     r = post(client, body)
     assert r.status_code == 422
-    assert set(r.json) == {"status", "error", "message", "start_no", "attempts_left"}
+    assert set(r.json) == {"status", "error", "message", "start_no", "attempts_left", "pin_proofs"}
     assert (r.json["error"], r.json["start_no"], r.json["attempts_left"]) == ("wrong-pin", victim, 4)
+    # the other two PINs were right: their proofs, so the phone can forget those PINs
+    assert sorted(r.json["pin_proofs"]) == sorted(str(s) for s in game.players() if s != victim)
     refused_nothing_stored(game, (0, 0, 0), v)
     with app.app_context():
         assert game.player(victim).pin_failures == 1
-    # the right PINs, same key: stored now, and the failure count starts again
-    ok = post(client, dict(game.body(), idempotency_key=body["idempotency_key"]))
+    # the right PIN for the victim, proofs for the others (no PIN), same key: stored now
+    again = game.body()
+    for sig in again["signatures"]:
+        if sig["start_no"] != victim:
+            sig.update(pin="", pin_proof=r.json["pin_proofs"][str(sig["start_no"])])
+    ok = post(client, dict(again, idempotency_key=body["idempotency_key"]))
     assert ok.status_code == 200
     with app.app_context():
-        assert game.player(victim).pin_failures == 0
+        assert db.session.scalar(select(func.count(PinAttempt.id)).where(PinAttempt.kept)) == 1
 
 
 def test_five_wrong_pins_lock_the_player_for_15_minutes(app, client, game):
@@ -454,7 +461,7 @@ def test_five_wrong_pins_lock_the_player_for_15_minutes(app, client, game):
     assert [a.status_code for a in answers] == [422, 422, 422, 422, 423]
     assert [a.json.get("attempts_left") for a in answers[:4]] == [4, 3, 2, 1]
     locked = answers[-1].json
-    assert set(locked) == {"status", "start_no", "until", "message"}
+    assert set(locked) == {"status", "start_no", "until", "message", "pin_proofs"}
     assert (locked["status"], locked["start_no"]) == ("locked", victim)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", locked["until"])
     with app.app_context():
@@ -468,6 +475,7 @@ def test_five_wrong_pins_lock_the_player_for_15_minutes(app, client, game):
     with app.app_context():
         db.session.execute(update(Player).where(Player.tournament_id == game.tid, Player.start_no == victim)
                            .values(pin_locked_until=utcnow() - timedelta(seconds=1)))
+        db.session.execute(update(PinAttempt).values(at=PinAttempt.at - timedelta(minutes=15)))
         db.session.commit()
     assert post(client, game.body()).status_code == 200
     with app.app_context():

@@ -200,7 +200,18 @@ def case_page(c: Case) -> dict:
         reporter = players.get(s)
     return {"case": c, "t": t, "round": r, "tab": tab, "players": players, "versions": versions,
             "seats": list(tab.players) if tab is not None else [], "reporter": reporter,
-            "note": _case_note(c, sheet), "decidable": c.status == "open"}
+            "note": _case_note(c, sheet), "decidable": c.status == "open",
+            "pin_notes": pin_notes(c)}
+
+
+def pin_notes(c: Case) -> list[str]:
+    """Why the signatures need a look: PINs issued after the round started (services/sheets.py)."""
+    notes = []
+    for x in (c.payload or {}).get("pin_reissued") or []:
+        notes.append(_("PIN of #%(no)d was issued at %(time)s by %(who)s, after the round started.",
+                       no=x["start_no"], time=format_time(datetime.fromisoformat(x["issued_at"]), "HH:mm"),
+                       who=x.get("issued_by") or "?"))
+    return notes
 
 
 def _case_note(c: Case, sheet: Sheet | None) -> str:
@@ -296,7 +307,7 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
     payload = {"case": c.id, "kind": c.kind, "round": c.round, "table": c.table, "note": note}
     if c.kind in SHEET_KINDS:
         _check_round_open(r)
-    if c.kind in ("correction", "negative-sum"):
+    if c.kind in ("correction", "negative-sum", "pin-reissued"):
         sheet = db.session.get(Sheet, c.sheet_id)
         if sheet is None or sheet.status != "pending":
             raise ServiceError(_("This sheet is no longer waiting for a decision. Nothing was changed."))

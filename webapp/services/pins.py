@@ -1,9 +1,17 @@
 """Players' personal PINs: what they sign score sheets with on the phone.
 
-A PIN is stored only as a slow hash. Four or six digits are few, so the real
-protection is the lockout: 5 wrong PINs lock the player for 15 minutes. The
-failures are counted in the database with single UPDATE statements, so
-concurrent requests (two phones, three signatures) cannot lose a count.
+A PIN is stored as a keyed verifier, HMAC-SHA256 of the tournament, the start
+number and the PIN under a key derived from the server's secret key and the
+tournament's salt: a copy of the database alone reveals no PIN (4 digits are
+10,000 tries, but each needs the key), and a check costs microseconds. Older
+databases hold scrypt/pbkdf2 hashes; they still verify and are replaced on the
+next issue.
+
+Four or six digits are few, so the protection on the server is the lockout
+(docs/SYNC.md): every attempt is reserved in `pin_attempt` before the PIN is
+evaluated, under the player's row lock, and at most 5 wrong PINs are evaluated
+per player in any 15 minutes; the 5th locks the player for 15 minutes, right
+PIN or not.
 
 Like every service this changes the caller's session and leaves the commit to
 the caller — with one deliberate exception for the caller to honour: a wrong
@@ -17,27 +25,28 @@ import hmac
 import secrets
 from datetime import datetime, timedelta
 
-from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
-from werkzeug.security import check_password_hash, generate_password_hash
+from werkzeug.security import check_password_hash
 
 from ..extensions import db
-from ..models import Player, Tournament, utcnow
+from ..models import PinAttempt, Player, Round, Tournament, utcnow
 from .common import ServiceError, audit
+from .keys import derived_key
 
 MAX_FAILURES = 5
 LOCK_TIME = timedelta(minutes=15)
-# scrypt with N=2^14 (16 MB): about 50 ms per check, and a sheet checks three PINs
-HASH_METHOD = "scrypt:16384:8:1"
+WINDOW = LOCK_TIME  # wrong PINs count for this long
 RANDOM_DIGITS = 4
 CHOSEN_LENGTHS = range(4, 7)
+VERIFIER = "hmac-sha256$"
+LEGACY = ("scrypt:", "pbkdf2:")  # werkzeug hashes of databases made before keyed verifiers
 
 
 class PinError(ServiceError):
-    """A wrong (or missing) PIN. The failure count is already in the session:
-    the caller rolls back everything else it did and commits the count."""
+    """A wrong (or missing) PIN. The attempt is already in the session: the
+    caller rolls back everything else it did and commits it."""
 
     def __init__(self, message: str, start_no: int, attempts_left: int | None = None, code: str = "wrong-pin"):
         super().__init__(message, field="pin")
@@ -52,10 +61,6 @@ class PinLocked(PinError):
         self.until = until
 
 
-def _method() -> str:
-    return current_app.config.get("LISTOK_PIN_HASH_METHOD", HASH_METHOD)
-
-
 def valid_chosen_pin(pin: str) -> bool:
     return pin.isascii() and pin.isdigit() and len(pin) in CHOSEN_LENGTHS
 
@@ -64,10 +69,89 @@ def random_pin() -> str:
     return "".join(secrets.choice("0123456789") for _i in range(RANDOM_DIGITS))
 
 
+# --------------------------------------------------------------------------- verifiers
+
+
+def tournament_salt(tid: int) -> str:
+    """The tournament's salt, made on first use for a tournament that has none
+    (written only if still empty, so two desks issuing at once agree on it)."""
+    salt = db.session.scalar(select(Tournament.pin_salt).where(Tournament.id == tid))
+    if salt:
+        return salt
+    db.session.execute(update(Tournament).where(Tournament.id == tid, Tournament.pin_salt.is_(None))
+                       .values(pin_salt=secrets.token_hex(16)).execution_options(synchronize_session=False))
+    return db.session.scalar(select(Tournament.pin_salt).where(Tournament.id == tid))
+
+
+def pepper(tid: int, salt: str) -> bytes:
+    return derived_key("pin", tid, salt)
+
+
+def verifier(key: bytes, tid: int, start_no: int, pin: str) -> str:
+    message = f"listok-pin/1:{tid}:{start_no}:{pin}".encode()
+    return VERIFIER + hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def pin_matches(stored: str, key: bytes, tid: int, start_no: int, pin: str) -> bool:
+    """Evaluate one PIN against what is stored. The only place a PIN is compared
+    (tests count evaluations by wrapping it)."""
+    if stored.startswith(VERIFIER):
+        return hmac.compare_digest(stored, verifier(key, tid, start_no, pin))
+    if stored.startswith(LEGACY):
+        return check_password_hash(stored, pin)
+    return False
+
+
+def pin_proof(tid: int, start_no: int, content_hash: str, pin_hash: str) -> str:
+    """What the server answers a right PIN given for a sheet's content: the phone
+    sends it back with the sheet instead of the PIN. Bound to the content and to
+    the stored verifier, so a new PIN voids it."""
+    message = f"listok-pin-proof/1:{tid}:{start_no}:{content_hash}:{pin_hash}".encode()
+    return hmac.new(derived_key("pin-proof"), message, hashlib.sha256).hexdigest()
+
+
+# --------------------------------------------------------------------------- issuing
+
+
+def playing_round(tid: int) -> Round | None:
+    """The round being played (published, not closed), if any."""
+    return db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.status == "published")
+                             .order_by(Round.number.desc()).limit(1))
+
+
+def round_started(r: Round) -> datetime | None:
+    """When a round's sheets started being signed: the earlier of its publication
+    and its clock start. A PIN issued after that signs no sheet of the round
+    without the referee."""
+    times = [x for x in (r.published_at, r.started_at) if x is not None]
+    return min(times) if times else None
+
+
+def issued_during_round(player: Player) -> Round | None:
+    """The round being played, if the player's current PIN was issued after it started."""
+    if player.pin_issued_at is None:
+        return None
+    r = playing_round(player.tournament_id)
+    start = round_started(r) if r is not None else None
+    return r if start is not None and player.pin_issued_at > start else None
+
+
+def _set_pin(player: Player, pin_hash: str | None, actor: str, now: datetime) -> None:
+    player.pin_hash = pin_hash
+    player.pin_failures = 0
+    player.pin_locked_until = None
+    player.pin_issued_at = now if pin_hash else None
+    player.pin_issued_by = (actor or None) if pin_hash else None
+    if player.id is not None:
+        db.session.execute(delete(PinAttempt).where(PinAttempt.player_id == player.id)
+                           .execution_options(synchronize_session=False))
+
+
 def issue_pin(player: Player, pin: str | None = None, actor: str = "") -> str:
     """A new PIN for the player: 4 random digits, or the 4–6 digits they chose.
-    Replaces any earlier PIN and clears a lockout. Returns the PIN (shown once,
-    on the slip; only its hash is stored)."""
+    Replaces any earlier PIN and clears a lockout; recorded with who and when
+    (a PIN issued while a round is played sends the player's next sheet of that
+    round to the referee). Returns the PIN (shown once, on the slip)."""
     if pin is None:
         pin = random_pin()
         chosen = False
@@ -76,112 +160,24 @@ def issue_pin(player: Player, pin: str | None = None, actor: str = "") -> str:
         if not valid_chosen_pin(pin):
             raise ServiceError(_("A PIN is 4 to 6 digits."), field="pin")
         chosen = True
-    player.pin_hash = generate_password_hash(pin, method=_method())
-    player.pin_failures = 0
-    player.pin_locked_until = None
-    audit("pin.issue", actor, {"start_no": player.start_no, "chosen": chosen}, player.tournament_id)
+    tid = player.tournament_id
+    now = utcnow()
+    had = player.pin_hash is not None
+    _set_pin(player, verifier(pepper(tid, tournament_salt(tid)), tid, player.start_no, pin), actor, now)
+    r = playing_round(tid)
+    audit("pin.issue", actor, {"start_no": player.start_no, "chosen": chosen, "replaced": had,
+                               "issued_at": now.isoformat(timespec="seconds"),
+                               "during_round": r.number if r is not None else None}, tid)
     return pin
 
 
 def reset_pin(player: Player, actor: str) -> None:
     """A referee or operator clears the PIN and any lockout; the player needs a new slip."""
     had = player.pin_hash is not None
-    player.pin_hash = None
-    player.pin_failures = 0
-    player.pin_locked_until = None
-    audit("pin.reset", actor, {"start_no": player.start_no, "had_pin": had}, player.tournament_id)
-
-
-def locked_until(player: Player, now: datetime | None = None) -> datetime | None:
-    now = now or utcnow()
-    return player.pin_locked_until if player.pin_locked_until and player.pin_locked_until > now else None
-
-
-def _locked(player: Player, until: datetime) -> PinLocked:
-    return PinLocked(_("Start number %(s)d has entered a wrong PIN 5 times: PINs are locked for 15 minutes.",
-                       s=player.start_no), player.start_no, until)
-
-
-def pin_proof(tid: int, start_no: int, content_hash: str, pin_hash: str) -> str:
-    """What the server answers a right PIN given for a sheet's content: the phone
-    sends it back with the sheet, and the PIN needs no second slow check. Bound
-    to the content and to the stored hash, so a reset PIN voids it."""
-    message = f"listok-pin-proof/1:{tid}:{start_no}:{content_hash}:{pin_hash}".encode()
-    return hmac.new(str(current_app.secret_key).encode(), message, hashlib.sha256).hexdigest()
-
-
-def verify_pins(tid: int, pins: dict[int, str],
-                proofs: dict[int, tuple[str, str]] | None = None) -> dict[int, tuple[str, bool]]:
-    """The slow part of checking PINs, done before a submission takes the write
-    lock: {start_no: (the PIN hash checked, whether the PIN matched)}. It reads on
-    a connection of its own that never takes SQLite's write lock, so phones hash
-    their PINs in parallel instead of one after another behind the lock. A valid
-    proof ({start_no: (content_hash, proof)}, from `pin_proof`) stands for a right
-    PIN; an invalid one is ignored and the PIN is checked."""
-    proofs = proofs or {}
-    with db.engine.connect().execution_options(read_only=True) as conn:
-        rows = conn.execute(select(Player.start_no, Player.pin_hash).where(
-            Player.tournament_id == tid, Player.start_no.in_(list(pins)))).all()
-    out = {}
-    for s, h in rows:
-        if not h:
-            continue
-        proof = proofs.get(s)
-        if proof and hmac.compare_digest(proof[1], pin_proof(tid, s, proof[0], h)):
-            out[s] = (h, True)
-        else:
-            out[s] = (h, check_password_hash(h, pins[s] or ""))
-    return out
-
-
-def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = None,
-              verified: tuple[str, bool] | None = None) -> None:
-    """Nothing if `pin` is the player's PIN (a failure count is reset); else
-    PinError with the attempts left, or PinLocked once 5 wrong PINs in a row
-    lock the player for 15 minutes (also while locked, right PIN or not).
-    `verified` is verify_pins' answer for this player, used while the stored
-    hash is still the one it checked."""
-    now = now or utcnow()
-    until = locked_until(player, now)
-    if until is not None:
-        raise _locked(player, until)
-    if player.pin_hash is None:
-        raise PinError(_("Start number %(s)d has no PIN yet: the operator prints a PIN slip at the desk.",
-                         s=player.start_no), player.start_no, code="no-pin")
-    if verified is not None and verified[0] == player.pin_hash:
-        matches = verified[1]
-    else:
-        matches = check_password_hash(player.pin_hash, pin or "")
-    if matches:
-        if player.pin_failures:
-            db.session.execute(update(Player).where(Player.id == player.id).values(pin_failures=0)
-                               .execution_options(synchronize_session=False))
-            set_committed_value(player, "pin_failures", 0)
-        return
-    # counted by the database, and only while not locked: a concurrent request that
-    # locked the player meanwhile makes this match nothing (PostgreSQL re-checks the row)
-    row = db.session.execute(
-        update(Player).where(Player.id == player.id,
-                             or_(Player.pin_locked_until.is_(None), Player.pin_locked_until <= now))
-        .values(pin_failures=Player.pin_failures + 1)
-        .returning(Player.pin_failures).execution_options(synchronize_session=False)).first()
-    if row is None:
-        db.session.refresh(player, ["pin_failures", "pin_locked_until"])
-        raise _locked(player, player.pin_locked_until or now + LOCK_TIME)
-    failures = row[0]
-    set_committed_value(player, "pin_failures", failures)
-    if failures >= MAX_FAILURES:
-        until = now + LOCK_TIME
-        # the next lock-free period starts with a clean count
-        db.session.execute(update(Player).where(Player.id == player.id)
-                           .values(pin_failures=0, pin_locked_until=until)
-                           .execution_options(synchronize_session=False))
-        set_committed_value(player, "pin_failures", 0)
-        set_committed_value(player, "pin_locked_until", until)
-        audit("pin.locked", "phone", {"start_no": player.start_no, "until": until.isoformat()}, t.id)
-        raise _locked(player, until)
-    left = MAX_FAILURES - failures
-    raise PinError(_("Wrong PIN for start number %(s)d.", s=player.start_no), player.start_no, left)
+    _set_pin(player, None, actor, utcnow())
+    r = playing_round(player.tournament_id)
+    audit("pin.reset", actor, {"start_no": player.start_no, "had_pin": had,
+                               "during_round": r.number if r is not None else None}, player.tournament_id)
 
 
 def players_without_pin(t: Tournament) -> list[Player]:
@@ -194,20 +190,120 @@ def issue_missing_pins(t: Tournament, start_nos, actor: str) -> list[tuple[Playe
     Each row is written only if it still has no PIN, so two desks printing at once
     never hand out two slips for one player (the second skips them)."""
     wanted = {int(s) for s in start_nos}
+    key = pepper(t.id, tournament_salt(t.id))
+    now = utcnow()
     issued = []
     for p in players_without_pin(t):
         if p.start_no not in wanted:
             continue
         pin = random_pin()
-        pin_hash = generate_password_hash(pin, method=_method())
+        values = {"pin_hash": verifier(key, t.id, p.start_no, pin), "pin_failures": 0, "pin_locked_until": None,
+                  "pin_issued_at": now, "pin_issued_by": actor or None}
         result = db.session.execute(
-            update(Player).where(Player.id == p.id, Player.pin_hash.is_(None))
-            .values(pin_hash=pin_hash, pin_failures=0, pin_locked_until=None)
+            update(Player).where(Player.id == p.id, Player.pin_hash.is_(None)).values(**values)
             .execution_options(synchronize_session=False))
         if result.rowcount == 1:
-            for key, value in (("pin_hash", pin_hash), ("pin_failures", 0), ("pin_locked_until", None)):
-                set_committed_value(p, key, value)
+            for attr, value in values.items():
+                set_committed_value(p, attr, value)
             issued.append((p, pin))
     if issued:
-        audit("pin.issue_all", actor, {"start_nos": [p.start_no for p, _pin in issued]}, t.id)
+        r = playing_round(t.id)
+        audit("pin.issue_all", actor, {"start_nos": [p.start_no for p, _pin in issued],
+                                       "issued_at": now.isoformat(timespec="seconds"),
+                                       "during_round": r.number if r is not None else None}, t.id)
     return issued
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def locked_until(player: Player, now: datetime | None = None) -> datetime | None:
+    now = now or utcnow()
+    return player.pin_locked_until if player.pin_locked_until and player.pin_locked_until > now else None
+
+
+def _locked(player: Player, until: datetime) -> PinLocked:
+    return PinLocked(_("Start number %(s)d has entered a wrong PIN 5 times: PINs are locked for 15 minutes.",
+                       s=player.start_no), player.start_no, until)
+
+
+def _hold(player: Player, now: datetime):
+    """Take the player's row (PostgreSQL: its row lock; SQLite: the write lock,
+    which BEGIN IMMEDIATE already holds) if the player is not locked; the fresh
+    (pin_hash, pin_locked_until) then, or None while locked. Every attempt on
+    every route passes here, so they take their turn per player."""
+    row = db.session.execute(
+        update(Player).where(Player.id == player.id,
+                             or_(Player.pin_locked_until.is_(None), Player.pin_locked_until <= now))
+        .values(pin_failures=Player.pin_failures)
+        .returning(Player.pin_hash).execution_options(synchronize_session=False)).first()
+    if row is None:
+        db.session.refresh(player, ["pin_hash", "pin_failures", "pin_locked_until"])
+        return None
+    set_committed_value(player, "pin_hash", row[0])
+    return row
+
+
+def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = None,
+              proof: tuple[str, str] | None = None) -> None:
+    """Nothing if `pin` is the player's PIN (or `proof` = (content_hash, proof)
+    is a valid `pin_proof` for the current PIN) and the player is not locked;
+    else PinError with the attempts left, or PinLocked (also for the right PIN
+    while locked). The rule, in order (docs/SYNC.md):
+
+    1. the player's row is taken; locked → PinLocked, nothing evaluated;
+    2. no PIN → `no-pin`; a valid proof → right; an empty PIN → `pin-needed`
+       (neither is an attempt);
+    3. 5 attempts (kept wrong ones and ones being evaluated) in the last 15
+       minutes → PinLocked, nothing evaluated;
+    4. the attempt is reserved, then the PIN evaluated once;
+    5. wrong: the attempt is kept; the 5th in 15 minutes locks the player for 15
+       minutes from now. Right: the attempt is deleted and the player must still
+       not be locked (checked again in the database).
+    """
+    now = now or utcnow()
+    held = _hold(player, now)
+    if held is None:
+        raise _locked(player, player.pin_locked_until or now + LOCK_TIME)
+    stored = held[0]
+    if stored is None:
+        raise PinError(_("Start number %(s)d has no PIN yet: the operator prints a PIN slip at the desk.",
+                         s=player.start_no), player.start_no, code="no-pin")
+    if proof and proof[1] and hmac.compare_digest(proof[1], pin_proof(t.id, player.start_no, proof[0], stored)):
+        return
+    if not pin:
+        raise PinError(_("The PIN of start number %(s)d is needed again: enter it.", s=player.start_no),
+                       player.start_no, code="pin-needed")
+    db.session.execute(delete(PinAttempt).where(PinAttempt.player_id == player.id, PinAttempt.at <= now - WINDOW)
+                       .execution_options(synchronize_session=False))
+    recent = db.session.execute(select(func.count(), func.min(PinAttempt.at))
+                                .where(PinAttempt.player_id == player.id, PinAttempt.at > now - WINDOW)).one()
+    if recent[0] >= MAX_FAILURES:
+        raise _locked(player, recent[1] + WINDOW)
+    attempt_id = db.session.execute(
+        PinAttempt.__table__.insert().values(player_id=player.id, at=now, kept=False)
+        .returning(PinAttempt.__table__.c.id)).scalar_one()
+    salt = t.pin_salt or tournament_salt(t.id)
+    key = pepper(t.id, salt)
+    if pin_matches(stored, key, t.id, player.start_no, pin):
+        db.session.execute(delete(PinAttempt).where(PinAttempt.id == attempt_id)
+                           .execution_options(synchronize_session=False))
+        if _hold(player, now) is None:
+            raise _locked(player, player.pin_locked_until or now + LOCK_TIME)
+        return
+    db.session.execute(update(PinAttempt).where(PinAttempt.id == attempt_id).values(kept=True)
+                       .execution_options(synchronize_session=False))
+    failures = recent[0] + 1
+    values = {"pin_failures": failures}
+    if failures >= MAX_FAILURES:
+        values["pin_locked_until"] = now + LOCK_TIME
+    db.session.execute(update(Player).where(Player.id == player.id).values(**values)
+                       .execution_options(synchronize_session=False))
+    for attr, value in values.items():
+        set_committed_value(player, attr, value)
+    if failures >= MAX_FAILURES:
+        audit("pin.locked", "phone", {"start_no": player.start_no,
+                                      "until": values["pin_locked_until"].isoformat()}, t.id)
+        raise _locked(player, values["pin_locked_until"])
+    raise PinError(_("Wrong PIN for start number %(s)d.", s=player.start_no), player.start_no,
+                   MAX_FAILURES - failures)

@@ -26,7 +26,7 @@ from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain
 from .common import ServiceError, StaleError, audit, bump
-from .pins import PinError, PinLocked, check_pin, pin_proof, verify_pins
+from .pins import PinError, PinLocked, check_pin, pin_proof, round_started
 from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
 
@@ -99,12 +99,15 @@ def from_protocol(e: protocol.ProtocolError) -> SyncRefusal:
     return invalid(e.code, message, start_no=s, field=e.field)
 
 
-def pin_refusal(e: PinError) -> SyncRefusal:
+def pin_refusal(e: PinError, proofs: dict[int, str] | None = None) -> SyncRefusal:
+    """`proofs`: for a sheet, the right PINs' proofs ({start_no: proof}), so the
+    phone can drop those PINs and send the proofs instead."""
+    more = {"pin_proofs": {str(k): v for k, v in proofs.items()}} if proofs else {}
     if isinstance(e, PinLocked):
         return SyncRefusal(423, {"status": "locked", "start_no": e.start_no, "until": iso_utc(e.until),
-                                 "message": str(e)}, commit=True)
+                                 "message": str(e), **more}, commit=True)
     extra = {"attempts_left": e.attempts_left} if e.attempts_left is not None else {}
-    refusal = invalid(e.code, str(e), start_no=e.start_no, **extra)
+    refusal = invalid(e.code, str(e), start_no=e.start_no, **extra, **more)
     refusal.commit = True
     return refusal
 
@@ -198,7 +201,7 @@ def sheet_answer(sheet: Sheet, case: Case | None = None) -> Answer:
     if sheet.status == "dispute":
         return Answer(202, {"status": "dispute", "receipt": sheet.receipt, "case": case_id,
                             "version": sheet.version})
-    reason = case.kind if case and case.kind in ("negative-sum", "correction") else \
+    reason = case.kind if case and case.kind in ("negative-sum", "correction", "pin-reissued") else \
         ("correction" if sheet.base_version else "negative-sum")
     return Answer(202, {"status": "needs-referee", "reason": reason, "receipt": sheet.receipt, "case": case_id,
                         "version": sheet.version})
@@ -213,6 +216,17 @@ def replay(stored: SubmissionRow, content_hash: str) -> Answer:
 
 def find_submission(key: str) -> SubmissionRow | None:
     return db.session.get(SubmissionRow, key)
+
+
+def peek_submission(key: str) -> SubmissionRow | None:
+    """The stored submission for this key, read on a connection of its own that
+    never takes SQLite's write lock: a replay is answered without waiting for it."""
+    with db.engine.connect().execution_options(read_only=True) as conn:
+        row = conn.execute(select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response)
+                           .where(SubmissionRow.idempotency_key == key)).first()
+    if row is None:
+        return None
+    return SubmissionRow(idempotency_key=key, content_hash=row[0], http_status=row[1], response=row[2])
 
 
 def stored_answer(sub: protocol.Submission) -> Answer | None:
@@ -290,17 +304,36 @@ def _signed(sheet: Sheet) -> bool:
     return sheet.source == "phone" or (sheet.content or {}).get("protocol") == protocol.PROTOCOL
 
 
-def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission,
-                verified: dict[int, tuple[str, bool]]) -> None:
+def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
+    """Each PIN of the sheet evaluated once, in seat order (a valid proof stands
+    for a right PIN). All are checked, so that the answer can carry the proofs
+    of the right ones; the first failure answers."""
+    failure, proofs = None, {}
     for start_no in tab.players:
-        player = seated_player(t, tab, start_no)
         signature = sub.signature_of(start_no)
         if signature.own_phone:
             continue  # its PIN was checked when it was given (sign_draft)
+        player = seated_player(t, tab, start_no)
         try:
-            check_pin(t, player, signature.pin, verified=verified.get(start_no))
+            check_pin(t, player, signature.pin, proof=(signature.hash, signature.pin_proof))
         except PinError as e:
-            raise pin_refusal(e) from e
+            failure = failure or e
+        else:
+            proofs[start_no] = pin_proof(t.id, start_no, signature.hash, player.pin_hash)
+    if failure is not None:
+        raise pin_refusal(failure, proofs)
+
+
+def reissued_pins(t: Tournament, r: Round, tab: RoundTable) -> list[dict]:
+    """The table's players whose current PIN was issued after the round started:
+    a sheet they sign goes to the referee instead of counting."""
+    start = round_started(r)
+    if start is None:
+        return []
+    by_no = {p.start_no: p for p in t.players}
+    return [{"start_no": s, "issued_at": by_no[s].pin_issued_at.isoformat(timespec="seconds"),
+             "issued_by": by_no[s].pin_issued_by or ""}
+            for s in tab.players if s in by_no and by_no[s].pin_issued_at and by_no[s].pin_issued_at > start]
 
 
 def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission) -> dict[int, dict]:
@@ -328,11 +361,12 @@ def submit(sub: protocol.Submission) -> Answer:
     tid, round_no, table_no = read_token(sub.token)
     c = sub.content
     check_for_token(c, tid, round_no, table_no)
-    verified = verify_pins(tid, {s.start_no: s.pin for s in sub.signatures if not s.own_phone},
-                           {s.start_no: (s.hash, s.pin_proof) for s in sub.signatures if s.pin_proof})
-    t = load_tournament(tid, lock=True)
     h = c.hash
-    stored = find_submission(sub.idempotency_key)
+    stored = peek_submission(sub.idempotency_key)
+    if stored is not None:
+        return replay(stored, h)
+    t = load_tournament(tid, lock=True)
+    stored = find_submission(sub.idempotency_key)  # stored meanwhile, by a request that held the lock
     if stored is not None:
         return replay(stored, h)
     r, tab = playing_table(t, round_no, table_no)
@@ -341,7 +375,7 @@ def submit(sub: protocol.Submission) -> Answer:
     own = _own_phone_signatures(tab, sub)
     same = _same_sheet(tab, c, h)
     if same is not None:
-        _check_pins(t, tab, sub, verified)
+        _check_pins(t, tab, sub)
         answer = sheet_answer(same)
         _store_submission(sub, h, tab, same, answer)
         audit("sheet.confirm", ACTOR, {"round": r.number, "table": tab.number, "version": same.version,
@@ -355,7 +389,8 @@ def submit(sub: protocol.Submission) -> Answer:
                                          "sheet is now version %(cur)d. Reload the table.",
                                          v=c.base_version, cur=current.version if current else 0),
                       current_version=current.version if current else 0)
-    _check_pins(t, tab, sub, verified)
+    _check_pins(t, tab, sub)
+    reissued = reissued_pins(t, r, tab)
 
     other = None
     if c.base_version:
@@ -367,6 +402,8 @@ def submit(sub: protocol.Submission) -> Answer:
             status, kind = "dispute", "dispute"
         elif c.negative:
             status, kind = "pending", "negative-sum"  # SEM-C8: counts once the referee co-signs
+        elif reissued:
+            status, kind = "pending", "pin-reissued"  # a PIN handed out mid-round signs nothing alone
         else:
             status, kind = "accepted", None
     sheet = Sheet(table=tab, version=next_version(tab), status=status,
@@ -381,7 +418,8 @@ def submit(sub: protocol.Submission) -> Answer:
                     sheet_id=sheet.id, other_sheet_id=other.id if other else None, created_by=ACTOR,
                     payload={"receipt": sheet.receipt, "version": sheet.version, "sums_cents": list(c.sums_cents),
                              "note": c.note, "base_version": c.base_version, "negative": c.negative,
-                             "other_version": other.version if other else None})
+                             "other_version": other.version if other else None,
+                             **({"pin_reissued": reissued} if reissued else {})})
         db.session.add(case)
         db.session.flush()
     answer = sheet_answer(sheet, case)

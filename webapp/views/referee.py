@@ -22,6 +22,7 @@ KIND_LABELS = {
     "dispute": _l("Two different sheets"),
     "correction": _l("Correction before hand-in (SEM-C4)"),
     "negative-sum": _l("Negative sum (SEM-C8)"),
+    "pin-reissued": _l("Signed with a PIN issued during the round"),
     "discrepancy": _l("Discrepancy reported (SEM-C9)"),
 }
 VERSION_LABELS = {

@@ -216,6 +216,7 @@ def phone_strings() -> dict:
         "referee_title": _("Sent — needs the referee"),
         "referee_negative": _("Receipt %(receipt)s. The sheet needs the referee: a sum is negative (SEM-C8)."),
         "referee_correction": _("Receipt %(receipt)s. The sheet needs the referee: it is a correction (SEM-C4)."),
+        "referee_pin": _("Receipt %(receipt)s. The sheet needs the referee: a PIN was issued during the round."),
         "dispute": _("Receipt %(receipt)s. The sheet needs the referee: another sheet for this table differs."),
         "received_title": _("Sheet received"),
         "received": _("The server has this table's sheet (receipt %(receipt)s)."),

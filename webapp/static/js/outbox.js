@@ -134,10 +134,23 @@
       item.state = "blocked";
       item.problem = d;
       item.problem.http = answer.http;
+      forgetPins(item, d.pin_proofs);
       return save(item).then(function () { notify({ type: "blocked", token: item.token }); return "blocked"; });
     }, function (err) {
       return retryLater(item, { network: true, message: String(err && err.message || err) });
     });
+  }
+
+  /* The server has answered: the PINs it was sent are gone from the outbox; those it found right are
+     kept as its proofs (docs/SYNC.md, "What a phone keeps"). */
+  function forgetPins(item, proofs) {
+    item.body.signatures.forEach(function (s) {
+      if (s.own_phone) return;
+      var proof = proofs && proofs[String(s.start_no)];
+      if (proof) s.pin_proof = proof;
+      s.pin = "";
+    });
+    if (item.problem) delete item.problem.pin_proofs;
   }
 
   function retryLater(item, why) {
@@ -211,6 +224,14 @@
     });
   }
 
+  /* Change a waiting or blocked item without sending it (a PIN typed while another is still missing). */
+  function update(key, change) {
+    return tx(["outbox"], "readwrite", function (s) {
+      var req = s.outbox.get(key);
+      req.onsuccess = function () { if (req.result) { change(req.result); s.outbox.put(req.result); } };
+    });
+  }
+
   /* Give up a sheet the server refused for good (a stale version, a closed round). */
   function discard(key) {
     return tx(["outbox"], "readwrite", function (s) { s.outbox.delete(key); })
@@ -225,7 +246,8 @@
   }
 
   root.ListokOutbox = {
-    uuid: uuid, add: add, flush: flush, start: start, retry: retry, discard: discard, forToken: forToken,
+    uuid: uuid, add: add, flush: flush, start: start, retry: retry, update: update, discard: discard,
+    forToken: forToken,
     all: function () { return getAll("outbox"); },
     result: function (token) { return getOne("results", token); },
     draft: function (token) { return getOne("drafts", token); },

@@ -9,7 +9,9 @@
   var N = D.players.length;
   var Outbox = window.ListokOutbox;
   var state = { draft: null, item: null, result: null, server: D.sheet, pad: null, busy: false,
-    offer: D.draft || null, ownPad: null, entryChosen: false };
+    offer: D.draft || null, ownPad: null, entryChosen: false, pins: {} };
+  // PINs the server has not answered a proof for (offline), by start number: in memory only, until the
+  // sheet goes to the outbox. Drafts never hold a PIN (docs/SYNC.md, "What a phone keeps").
   var POLL_SIGNING = 3000, POLL_IDLE = 10000;
 
   function $(id) { return document.getElementById(id); }
@@ -197,7 +199,9 @@
   function resultText(r) {
     if (r.status === "dispute") return fmt(S.dispute, { receipt: r.receipt });
     if (r.status === "needs-referee") {
-      return fmt(r.reason === "correction" ? S.referee_correction : S.referee_negative, { receipt: r.receipt });
+      var text = r.reason === "correction" ? S.referee_correction
+        : (r.reason === "pin-reissued" ? S.referee_pin : S.referee_negative);
+      return fmt(text, { receipt: r.receipt });
     }
     return fmt(S.sent, { receipt: r.receipt });
   }
@@ -214,11 +218,25 @@
       base_version: base ? base.version : 0, base_sums: base ? base.sums_cents : null
     };
   }
+  /* A draft as stored: signatures without PINs. One without a proof whose PIN is no longer in memory
+     (the page was reloaded) is signed again. */
+  function withoutPins(d, pins) {
+    d.signatures = d.signatures.filter(function (s) {
+      return s.own_phone || s.pin_proof || (pins && pins[s.start_no]);
+    }).map(function (s) {
+      if (s.own_phone) return s;
+      var out = { start_no: s.start_no, pin: "", hash: s.hash, drawing: s.drawing, signed_at: s.signed_at };
+      if (s.pin_proof) out.pin_proof = s.pin_proof;
+      return out;
+    });
+    return d;
+  }
   var saveTimer = null;
   function saveDraft(now) {
     if (saveTimer) clearTimeout(saveTimer);
     var d = state.draft;
     if (!d) return Promise.resolve();
+    withoutPins(d, state.pins);
     if (now) return Outbox.saveDraft(d);
     saveTimer = setTimeout(function () { Outbox.saveDraft(d); }, 300);
     return Promise.resolve();
@@ -276,6 +294,14 @@
     });
   }
 
+  var PIN_PROBLEMS = { "wrong-pin": 1, "pin-needed": 1, "no-pin": 1 };
+  /* The first signature of an outbox item the server needs a PIN for (the outbox dropped the PINs it had
+     when the server answered), in seat order. */
+  function pinNeeded(item) {
+    var sig = item.body.signatures.filter(function (s) { return !s.own_phone && !s.pin && !s.pin_proof; })[0];
+    return sig ? sig.start_no : null;
+  }
+
   function renderStatus(mode) {
     var box = $("status"), server = state.server, r = state.result, item = state.item;
     var title = "", message = "", kind = "", shown = null, base = null, receipt = "";
@@ -288,9 +314,10 @@
         kind = "is-blocked";
         title = S.not_sent;
         message = problemText(p);
-        if (p.error === "wrong-pin" && p.start_no) {
-          var who = D.players.filter(function (x) { return x.start_no === p.start_no; })[0];
-          $("repin-label").textContent = fmt(S.pin_of, { start_no: p.start_no, name: who ? who.name : "" });
+        var needed = PIN_PROBLEMS[p.error] ? pinNeeded(item) : null;
+        if (needed) {
+          var who = D.players.filter(function (x) { return x.start_no === needed; })[0];
+          $("repin-label").textContent = fmt(S.pin_of, { start_no: needed, name: who ? who.name : "" });
           buttons.repin = true;
         } else if (p.status === "locked") {
           buttons["send-now"] = true;
@@ -482,10 +509,12 @@
         return;
       }
       if (!signedBy(d, p.start_no)) {
-        var sig = { start_no: p.start_no, pin: pin, hash: d.content_hash, drawing: state.pad.path(), signed_at: nowIso() };
-        if (res.proof) sig.pin_proof = res.proof;
+        var sig = { start_no: p.start_no, pin: "", hash: d.content_hash, drawing: state.pad.path(), signed_at: nowIso() };
+        if (res.proof) sig.pin_proof = res.proof;  // the proof replaces the PIN
+        else state.pins[p.start_no] = pin;  // offline: the server checks it when the sheet is sent
         d.signatures.push(sig);
       }
+      pin = null;
       $("pin").value = "";
       state.pad.clear();
       if (d.signatures.length < N) return saveDraft(true).then(render);
@@ -498,10 +527,17 @@
     var d = state.draft;
     var body = {
       token: D.token, idempotency_key: Outbox.uuid(), content: d.content, content_hash: d.content_hash,
-      signatures: d.signatures
+      signatures: d.signatures.map(function (s) {
+        if (s.own_phone || s.pin_proof) return s;
+        var out = {};
+        Object.keys(s).forEach(function (k) { out[k] = s[k]; });
+        out.pin = state.pins[s.start_no] || "";
+        return out;
+      })
     };
     return Outbox.add(D.token, body, { base_sums: d.base_sums }).then(function (item) {
       state.item = item;
+      state.pins = {};
       state.draft = null;
       render();
       window.scrollTo(0, 0);
@@ -525,7 +561,12 @@
       var items = x[0];
       state.item = items.length ? items[items.length - 1] : null;
       state.result = x[1] || null;
-      if (!state.item) state.draft = x[2] || state.draft;
+      if (!state.item && x[2]) {
+        var stored = JSON.stringify(x[2].signatures || []);
+        state.draft = withoutPins(x[2], state.pins);
+        // a draft a page before this one stored with PINs: rewritten at once
+        if (JSON.stringify(state.draft.signatures) !== stored && /"pin":"[^"]/.test(stored)) saveDraft(true);
+      }
       if (state.item) state.draft = null;
       if (!state.item && !state.draft && !state.result && !state.server) state.draft = newDraft(null);
       render();
@@ -716,11 +757,16 @@
       else Outbox.flush(true);
     });
     $("repin-send").addEventListener("click", function () {
-      var item = state.item, pin = $("repin-pin").value.trim(), who = item && item.problem && item.problem.start_no;
+      var item = state.item, pin = $("repin-pin").value.trim(), who = item && pinNeeded(item);
+      $("repin-pin").value = "";
       if (!pin || !who) return;
-      Outbox.retry(item.idempotency_key, function (it) {
+      var set = function (it) {
         it.body.signatures.forEach(function (s) { if (s.start_no === who) { s.pin = pin; delete s.pin_proof; } });
-      });
+      };
+      set(item);
+      // the next player's PIN first, if another is needed; the sheet goes when none is missing
+      if (pinNeeded(item)) Outbox.update(item.idempotency_key, set).then(reload);
+      else Outbox.retry(item.idempotency_key, set);
     });
     $("discard").addEventListener("click", function () {
       if (!state.item || !window.confirm(S.discard_confirm)) return;
