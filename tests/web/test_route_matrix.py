@@ -1,0 +1,202 @@
+"""Every route × role × a foreign object (issue 7 point 10): every endpoint of
+the url_map, GET and POST, with its path filled with objects of tournament A,
+called as a visitor, as the operator and the referee of tournament B, as the
+operator and the referee of A and as the admin. No call by someone without the
+right to it succeeds (only 403, 404 or a redirect to the sign-in page) and
+none of those calls changes anything in the database."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from sqlalchemy import select
+
+from tests.helpers import make_tournament, make_user, open_round, play_round, text
+
+# Open to anyone by design, with the reason.
+PUBLIC = {
+    "public.index": "the list of tournaments for players and the public",
+    "public.standings": "published standings (SEM-C9) are public",
+    "public.player": "a player's own results, public like the standings",
+    "public.find_player": "finds a start number on the public standings",
+    "public.projector": "the venue's projector screen, not signed in",
+    "public.nominations": "published nominations are public",
+    "public.report": "players report a discrepancy with their PIN (SEM-C9), not an account",
+    "public.receipt": "players check a phone receipt against the stored sheet",
+    "public.web_manifest": "the installable app's manifest",
+    "table.sheet": "the table's QR page: the signed table token is the credential",
+    "table.service_worker": "the phone's offline cache",
+    "sync.submit_sheet": "phones' API: table token and the players' PINs are the credentials",
+    "sync.check_pin": "phones' API: table token and PIN",
+    "sync.table": "phones' API: table token",
+    "sync.publish_draft": "phones' API: table token and PIN",
+    "sync.sign_draft": "phones' API: table token and PIN",
+    "static": "CSS, JavaScript, icons",
+    "auth.login": "the sign-in page",
+}
+SELF = {"auth.logout", "auth.change_password"}  # one's own session and password: any signed-in role
+OPERATOR_DESK = {"operator.index", "operator.create_tournament", "operator.import_file"}  # no tournament in the path
+REFEREE_TOO = {  # operator pages a referee of the tournament may open too
+    "operator.discipline": "referees give cards and disqualify (SEM-D, SEM-E)",
+    "operator.discipline_action": "the same, recording them",
+    "operator.verify": "anyone who decides cases may check the tournament's hash chain",
+}
+ROLES = ("anonymous", "operator_b", "referee_b", "operator_a", "referee_a", "admin")
+
+
+def allowed(endpoint: str, role: str) -> bool:
+    if endpoint in PUBLIC:
+        return True
+    if role == "anonymous":
+        return False
+    if role == "admin" or endpoint in SELF:
+        return True
+    if endpoint.startswith("admin."):
+        return False
+    operator, mine = role.startswith("operator"), role.endswith("_a")
+    if endpoint in OPERATOR_DESK:
+        return operator
+    if endpoint == "referee.queue":
+        return True
+    if endpoint.startswith("referee."):
+        return mine
+    if endpoint.startswith("operator."):
+        return mine and (operator or endpoint in REFEREE_TOO)
+    raise AssertionError(f"{endpoint}: say who may call it (a new route?)")
+
+
+def snapshot(app) -> str:
+    """A hash of every row of every table (in an app context of its own: requests
+    must not share one, or Flask-Login's cached user leaks between clients)."""
+    from webapp.extensions import db
+
+    h = hashlib.sha256()
+    with app.app_context():
+        for table in db.metadata.sorted_tables:
+            rows = db.session.execute(select(table).order_by(*table.primary_key.columns)).all()
+            h.update(f"{table.name}:{sorted(map(repr, rows))}".encode())
+        db.session.remove()
+    return h.hexdigest()
+
+
+@pytest.fixture
+def world(app):
+    from webapp.extensions import db
+    from webapp.models import Case, Player, Round, User
+    from webapp.services import access
+    from webapp.services.tokens import table_token
+
+    a = make_tournament(app, name="SEM A - Alphaville")
+    b = make_tournament(app, name="SEM B - Betatown", seed=5)
+    play_round(app, a)
+    open_round(app, a)
+    play_round(app, b)
+    users = {}
+    for role in ROLES[1:]:
+        kind = role.split("_")[0]
+        users[role] = make_user(app, role, role=kind, everywhere=False)
+    with app.app_context():
+        for role, uid in users.items():
+            if role != "admin":
+                access.assign(db.session.get(User, uid), a if role.endswith("_a") else b)
+        r1 = db.session.scalar(select(Round).where(Round.tournament_id == a, Round.number == 1))
+        tab = r1.tables[0]
+        case = Case(tournament_id=a, round=1, table=tab.number, kind="discrepancy", status="open",
+                    payload={"start_no": tab.players[0], "text": "Alphaville case", "verified": "referee"},
+                    created_by="test")
+        db.session.add(case)
+        pid = db.session.scalar(select(Player.id).where(Player.tournament_id == a).order_by(Player.id))
+        db.session.commit()
+        args = {"tid": a, "n": 2, "table": 1, "pid": pid, "start_no": 1, "cid": case.id, "action": "card",
+                "uid": users["operator_a"], "token": table_token(a, 2, 1), "filename": "css/listok.css"}
+    clients = {"anonymous": app.test_client()}
+    for role in ROLES[1:]:
+        c = app.test_client()
+        r = c.post("/login", data={"username": role, "password": "secret-pass"})
+        assert r.status_code == 302, role
+        c.set_cookie("lang", "en")
+        clients[role] = c
+    return {"args": args, "clients": clients, "case": case.id}
+
+
+def calls(app, args) -> list[tuple[str, str, str]]:
+    """(endpoint, method, URL) of every rule. A list, built before any request:
+    requests made inside this request context would share its `g`, and with
+    it Flask-Login's cached user."""
+    from flask import url_for
+
+    out = []
+    with app.test_request_context():
+        for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.endpoint, r.rule)):
+            url = url_for(rule.endpoint, **{k: args[k] for k in rule.arguments})
+            out += [(rule.endpoint, method, url) for method in sorted(rule.methods - {"HEAD", "OPTIONS"})]
+    return out
+
+
+def who(client) -> str:
+    """The signed-in user's name as the page header shows it ("" for a visitor)."""
+    body = text(client.get("/account/password"))
+    return body.split("Sign out (", 1)[1].split(")", 1)[0] if "Sign out (" in body else ""
+
+
+def refused(response) -> bool:
+    if response.status_code in (401, 403, 404):
+        return True
+    return response.status_code in (302, 303) and response.headers["Location"].split("?")[0].endswith("/login")
+
+
+def test_routes_roles_foreign_objects(app, world):
+    """Zero unauthorized successes, and refused calls change nothing."""
+    clients, args = world["clients"], world["args"]
+    failures, checked, granted = [], 0, 0
+    assert {role: who(clients[role]) for role in ROLES} == {
+        role: "" if role == "anonymous" else role.title() for role in ROLES}
+    before = snapshot(app)
+    for endpoint, method, url in calls(app, args):
+        for role in ROLES:
+            if allowed(endpoint, role):
+                continue
+            response = clients[role].open(url, method=method, data={})
+            after = snapshot(app)
+            checked += 1
+            if not refused(response):
+                failures.append(f"{role} {method} {url}: {response.status_code} {response.headers.get('Location')}")
+            if after != before:
+                failures.append(f"{role} {method} {url}: changed the database")
+            before = after
+    assert failures == [], "\n".join(failures)
+    assert checked > 150
+    # the allowed GETs really open (the path arguments are right, so the refusals above mean something)
+    for endpoint, method, url in calls(app, args):
+        if method != "GET" or endpoint in PUBLIC:
+            continue
+        for role in ROLES[1:]:
+            if allowed(endpoint, role):
+                r = clients[role].get(url)
+                granted += 1
+                assert r.status_code in (200, 302) and not refused(r), (role, url, r.status_code)
+    assert granted > 50
+    assert {role: who(clients[role]) for role in ROLES} == {  # nobody was signed out on the way
+        role: "" if role == "anonymous" else role.title() for role in ROLES}
+
+
+def test_foreign_tournaments_are_not_listed(app, world):
+    """The operator hub and the referee queue of B's staff show nothing of A."""
+    clients = world["clients"]
+    for role in ("operator_b", "referee_b"):
+        queue = text(clients[role].get("/referee/"))
+        assert "Alphaville" not in queue and f"/referee/case/{world['case']}" not in queue
+    hub = text(clients["operator_b"].get("/operator/"))
+    assert "Betatown" in hub and "Alphaville" not in hub
+    for role in ("operator_a", "admin"):
+        assert "Alphaville" in text(clients[role].get("/operator/"))
+    assert f"/referee/case/{world['case']}" in text(clients["referee_a"].get("/referee/"))
+
+
+def test_operator_who_creates_a_tournament_is_assigned(app, world):
+    clients = world["clients"]
+    r = clients["operator_b"].post("/operator/tournaments", data={"name": "SEM C - Gammaburg", "ruleset": "sem"})
+    assert r.status_code == 302
+    assert clients["operator_b"].get(r.headers["Location"]).status_code == 200
+    assert clients["operator_a"].get(r.headers["Location"]).status_code == 404
+    assert "Gammaburg" not in text(clients["operator_a"].get("/operator/"))
