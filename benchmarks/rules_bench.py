@@ -5,7 +5,8 @@
 Prints: standings + draw per round (in-process), a full 6-round replay,
 a 12-tournament season with 600 players, and `listok draw` end to end
 (process start included). Targets (issue #2): a round's standings + draw
-under 20 ms; `listok draw` under 0.5 s.
+under 20 ms; `listok draw` under 0.5 s. The same figures per round follow for
+a 400-player ČSM and Thousand tournament (issue 9; `--other-players`).
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--players", type=int, default=420)
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--other-players", type=int, default=400)
     args = ap.parse_args()
 
     players = make_players(args.players, seed=7)
@@ -86,6 +88,9 @@ def main() -> None:
     med, worst = timed(lambda: ratings(season), 3)
     print(f"rating list (SEM-B1, window 12):                 {ms(med)}  (max {ms(worst)})")
 
+    for code in ("csm", "thousand"):
+        other_ruleset(code, args.other_players, args.repeat)
+
     exe = shutil.which("listok")
     if exe:
         with tempfile.TemporaryDirectory() as tmp:
@@ -101,6 +106,26 @@ def main() -> None:
             print(f"\n`listok draw FILE --round 4` end to end (420 players): {ms(med)}  (max {ms(worst)})")
     else:
         print("\n`listok` is not on PATH: install the project (pip install -e .) to time the command")
+
+
+def other_ruleset(code: str, n: int, repeat: int) -> None:
+    """Standings + draw per round for a rule set of RULES.md §2 (tables of 3 and 4)."""
+    from webapp.simulate_rulesets import play, players as ruleset_players
+
+    t = play(Tournament(ruleset_players(n, seed=7), ruleset=code, name="Bench", extra={"seed": 7}), seed=7)
+    print(f"\n{code}: {n} players, {len(t.rounds)} rounds, tables per round {[len(r.tables) for r in t.rounds]}")
+    print("standings + draw per round (median / max of", repeat, "runs):")
+    for k in range(1, len(t.rounds) + 1):
+        upto = Tournament(t.players, t.rounds[: k - 1], ruleset=code, name=t.name, extra=t.extra)
+
+        def step():
+            ranking = standings(upto, k - 1) if k > 1 else None
+            draw(upto, k, ranking=ranking)
+
+        med, worst = timed(step, repeat)
+        print(f"  round {k}: {ms(med)}  (max {ms(worst)})")
+    med, worst = timed(lambda: standings_report(t), max(3, repeat // 4))
+    print(f"  final standings report: {ms(med)}  (max {ms(worst)})")
 
 
 if __name__ == "__main__":
