@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from fractions import Fraction
 
 from flask import abort
 from flask_babel import format_time, gettext as _
@@ -175,8 +176,12 @@ def case_page(c: Case) -> dict:
     sheet = db.session.get(Sheet, c.sheet_id) if c.sheet_id else None
     other = db.session.get(Sheet, c.other_sheet_id) if c.other_sheet_id else None
     versions: list[tuple[str, SheetView]] = []
+    c10 = None
     if tab is not None:
-        if c.kind == "correction" and sheet is not None:
+        if c.kind == "c10":
+            c10 = _c10_view(c, t, rs, tab)
+            versions += c10.pop("versions")
+        elif c.kind == "correction" and sheet is not None:
             old = other or replaced_version(tab, sheet)
             new = _sheet_view(rs, tab, sheet)
             if old is not None and old.id != sheet.id:
@@ -200,7 +205,7 @@ def case_page(c: Case) -> dict:
         reporter = players.get(s)
     return {"case": c, "t": t, "round": r, "tab": tab, "players": players, "versions": versions,
             "seats": list(tab.players) if tab is not None else [], "reporter": reporter,
-            "note": _case_note(c, sheet), "decidable": c.status == "open",
+            "note": _case_note(c, sheet), "decidable": c.status == "open", "c10": c10,
             "pin_notes": pin_notes(c)}
 
 
@@ -212,6 +217,37 @@ def pin_notes(c: Case) -> list[str]:
                        no=x["start_no"], time=format_time(datetime.fromisoformat(x["issued_at"]), "HH:mm"),
                        who=x.get("issued_by") or "?"))
     return notes
+
+
+def _c10_view(c: Case, t: Tournament, rs, tab: RoundTable) -> dict:
+    """A SEM-C10 proposal: the sheet that counts, the proposed one (not stored
+    until approved) with the points the correction gives, and its consequences
+    as they would be applied now — or why it can no longer be applied."""
+    p = c.payload or {}
+    out: dict = {"payload": p, "preview": None, "error": None, "versions": []}
+    base = next((s for s in tab.sheets if s.version == p.get("base_version")), None)
+    if c.status == "open":
+        try:
+            out["preview"] = results_service.c10_preview(c, t)
+        except ServiceError as e:
+            out["error"] = str(e)
+    cons = p.get("consequences") or {}
+    if base is not None and cons.get("sums"):
+        before = _sheet_view(rs, tab, base)
+        if c.status == "approved":
+            after_sheet = next((s for s in tab.sheets if s.source == "correction" and s.version > base.version),
+                               None)
+        else:
+            after_sheet = None
+        if after_sheet is None:  # the proposal as it would be stored: never added to the session
+            after_sheet = Sheet(version=max(s.version for s in tab.sheets) + 1, sums=list(cons["sums"]),
+                                points=cons.get("points"), created_at=c.created_at, source="correction")
+        after = _sheet_view(rs, tab, after_sheet)
+        if after_sheet.points:
+            after.points = [Fraction(x) for x in after_sheet.points]
+        _compare(before, after)
+        out["versions"] = [("before", before), ("proposed" if c.status == "open" else "after", after)]
+    return out
 
 
 def _case_note(c: Case, sheet: Sheet | None) -> str:
@@ -266,7 +302,8 @@ def _close_related(c: Case, actor: str) -> list[int]:
     while one of its sheets also waited for a negative-sum approval)."""
     closed = []
     for other in db.session.scalars(select(Case).where(Case.status == "open", Case.id != c.id,
-                                                       Case.tournament_id == c.tournament_id)):
+                                                       Case.tournament_id == c.tournament_id,
+                                                       Case.kind.in_(SHEET_KINDS))):
         ids = [i for i in (other.sheet_id, other.other_sheet_id) if i]
         if not ids:
             continue
@@ -307,6 +344,12 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
     payload = {"case": c.id, "kind": c.kind, "round": c.round, "table": c.table, "note": note}
     if c.kind in SHEET_KINDS:
         _check_round_open(r)
+    if c.kind == "c10":
+        old = tab.sheet if tab is not None else None
+        row = results_service.approve_c10(c, t, actor)
+        payload.update(correction=row.id, old_version=old.version if old else None,
+                       old_sums=old.sums if old else None, new_sums=tab.sheet.sums, new_points=tab.sheet.points,
+                       record=row.record)
     if c.kind in ("correction", "negative-sum", "pin-reissued"):
         sheet = db.session.get(Sheet, c.sheet_id)
         if sheet is None or sheet.status != "pending":
@@ -348,6 +391,8 @@ def reject(c: Case, actor: str, reason: str) -> Case:
     _claim(c, "rejected", actor, reason)
     t, r, tab = _table_of(c)
     payload = {"case": c.id, "kind": c.kind, "round": c.round, "table": c.table, "reason": reason}
+    if c.kind == "c10":
+        payload.update(proposal=c.payload)
     if c.kind in SHEET_KINDS:
         sheet = db.session.get(Sheet, c.sheet_id) if c.sheet_id else None
         if sheet is not None and sheet.status in ("pending", "dispute"):

@@ -68,11 +68,9 @@ def mark_disqualified(t: Tournament, r: Round, start_no: int, actor: str, *, ear
     early = early or old_early
     sheet = tab.sheet
     if sheet is not None:
-        entered = sheet.entered_sums
-        new_sheet = round_service.record_sheet(
+        round_service.record_sheet(
             t, tab, [Decimal(s) for s in sheet.sums], actor, source=sheet.source, disqualified=new,
-            early=early, note=sheet.note, replace_version=sheet.version)
-        new_sheet.entered_sums = entered
+            early=early, note=sheet.note, replace_version=sheet.version, entered_sums=sheet.entered_sums)
     else:
         tab.pending_dq = {"players": new, "early": early}
         bump(t)

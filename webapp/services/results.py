@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
-from ..models import Correction as CorrectionRow, Round, RoundTable, Sheet, Tournament, utcnow
+from ..models import Case, Correction as CorrectionRow, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
 from ..rules.points import administrative_correction, sheet_hints, table_outcome
@@ -231,15 +231,54 @@ def check_sheet_version(tab: RoundTable, seen) -> None:
                            "check the table and enter it again.", t=tab.number))
 
 
+class SheetCounts(ServiceError):
+    """A desk entry for a table whose sheet already counts: never a replacement,
+    only a correction the referee decides (SEM-C4). `sheet` is the counted one."""
+
+    def __init__(self, message: str, sheet: Sheet):
+        super().__init__(message)
+        self.sheet = sheet
+
+
+def source_label(sheet: Sheet) -> str:
+    return {"phone": _("the table's phone"), "paper": _("the results desk"), "import": _("the imported file"),
+            "correction": _("a correction (SEM-C10)")}.get(sheet.source, sheet.source)
+
+
+def _counts_message(tab: RoundTable, sheet: Sheet) -> str:
+    sums = " / ".join(f"{Decimal(x):.2f}" for x in sheet.sums)
+    if sheet.receipt:
+        return _("Table %(t)d already has a sheet that counts: version %(v)d from %(source)s, receipt "
+                 "%(receipt)s, sums %(sums)s. Nothing was saved: a different entry is a correction the "
+                 "referee decides.", t=tab.number, v=sheet.version, source=source_label(sheet),
+                 receipt=sheet.receipt, sums=sums)
+    return _("Table %(t)d already has a sheet that counts: version %(v)d from %(source)s (%(who)s), sums "
+             "%(sums)s. Nothing was saved: a different entry is a correction the referee decides.",
+             t=tab.number, v=sheet.version, source=source_label(sheet), who=sheet.created_by or "?", sums=sums)
+
+
 def record_desk_sheet(t: Tournament, tab: RoundTable, values, actor: str, *, sheet_version,
                       correct_total: bool = False, note: str = "", early: bool = False) -> Sheet:
     """A paper sheet typed at the desk (SEM-B5): SEM-C5 needs the operator's
     explicit correction, a negative sum needs the last-game note (SEM-C8), and
-    disqualifications noted earlier are recorded with the sheet (SEM-D1)."""
+    disqualifications noted earlier are recorded with the sheet (SEM-D1).
+    Only a table without a counted sheet: anything else is refused (SheetCounts)
+    and can only be proposed to the referee (propose_desk_correction)."""
     r = tab.round
     if r.status != "published":
         raise ServiceError(_("Round %(n)d is not open for results.", n=r.number))
+    if tab.sheet is not None:
+        raise SheetCounts(_counts_message(tab, tab.sheet), tab.sheet)
     check_sheet_version(tab, sheet_version)
+    sums, dq, early, note = _desk_entry(t, tab, values, note, early)
+    sheet = round_service.record_sheet(
+        t, tab, sums, actor, source="paper", correct_total=correct_total, disqualified=dq, early=early,
+        note=note)
+    tab.pending_dq = None
+    return sheet
+
+
+def _desk_entry(t: Tournament, tab: RoundTable, values, note: str, early: bool):
     rs = get_ruleset(t.ruleset)
     dq, dq_early = table_dq(tab)
     early = bool(dq) and (early or dq_early)
@@ -248,12 +287,87 @@ def record_desk_sheet(t: Tournament, tab: RoundTable, values, actor: str, *, she
     if not dq and any(s < 0 for s in sums) and not note:
         raise ServiceError(_("A negative sum needs the note of the last game (SEM-C8): "
                              "its type and payment, as written on the back of the sheet."), field="note")
+    return sums, dq, early, note
+
+
+def open_correction(tab: RoundTable, kinds=("correction",)):
+    """The open case that proposes a new version of this table's sheet, if any."""
+    r = tab.round
+    return db.session.scalar(select(Case).where(
+        Case.tournament_id == r.tournament_id, Case.round == r.number, Case.table == tab.number,
+        Case.status == "open", Case.kind.in_(kinds)).order_by(Case.id.desc()).limit(1))
+
+
+def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, *, base_version,
+                            correct_total: bool = False, note: str = "", early: bool = False,
+                            reason: str = ""):
+    """SEM-C4 from the desk: sums typed for a table whose sheet counts become a
+    pending version that names the counted one (`base_version`) and a case the
+    referee approves or rejects; until then the counted sheet keeps counting.
+    A proposal made against an older version is refused, saying what counts now."""
+    r = tab.round
+    if r.status != "published":
+        raise ServiceError(_("Round %(n)d is not open for results: a change now is a correction after "
+                             "publication (SEM-C10).", n=r.number))
     current = tab.sheet
-    sheet = round_service.record_sheet(
-        t, tab, sums, actor, source="paper", correct_total=correct_total, disqualified=dq, early=early,
-        note=note, replace_version=current.version if current is not None else None)
-    tab.pending_dq = None
-    return sheet
+    if current is None:
+        raise StaleError(_("Table %(t)d has no sheet that counts any more: nothing was sent. Enter the sheet "
+                           "at the desk.", t=tab.number))
+    try:
+        seen = int(base_version)
+    except (TypeError, ValueError):
+        seen = -1
+    if seen != current.version:
+        raise SheetCounts(_("Table %(t)d changed since you typed these sums: they were for version %(old)d, "
+                            "the sheet that counts is now version %(v)d from %(source)s, sums %(sums)s. "
+                            "Nothing was sent to the referee: compare and send again if it is still wrong.",
+                            t=tab.number, old=max(seen, 0), v=current.version, source=source_label(current),
+                            sums=" / ".join(f"{Decimal(x):.2f}" for x in current.sums)), current)
+    waiting = open_correction(tab)
+    if waiting is not None:
+        raise ServiceError(_("A correction of table %(t)d is already waiting for the referee (case %(id)d). "
+                             "Nothing was sent: wait for the decision.", t=tab.number, id=waiting.id))
+    reason = (reason or "").strip()[:500]
+    if not reason:
+        raise ServiceError(_("Say why the sheet that counts is wrong: the referee reads it."), field="reason")
+    sums, dq, early, note = _desk_entry(t, tab, values, note, early)
+    rs = get_ruleset(t.ruleset)
+    entered = None
+    if not dq:
+        blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
+        if blocking and blocking[0].code == "total":
+            if not correct_total:
+                raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
+                                     t=tab.number, total=f"{sum(sums):.2f}",
+                                     exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
+            entered = [f"{s:.2f}" for s in sums]
+            sums = list(administrative_correction(rs, sums))
+        elif blocking:
+            h = blocking[0]
+            raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
+                                 "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
+                                 p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
+    new_sums = [f"{s:.2f}" for s in sums]
+    if new_sums == list(current.sums) and dq == list(current.disqualified or ()):
+        raise ServiceError(_("These are the sums that count already: there is nothing to correct."), field="sum0")
+    sheet = Sheet(table=tab, version=max(s.version for s in tab.sheets) + 1, status="pending",
+                  sums=new_sums, entered_sums=entered, disqualified=dq, early=early, source="paper",
+                  note=note, created_by=actor, base_version=current.version)
+    db.session.add(sheet)
+    db.session.flush()
+    case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind="correction", status="open",
+                sheet_id=sheet.id, other_sheet_id=current.id, created_by=actor,
+                payload={"source": "desk", "reason": reason, "version": sheet.version,
+                         "base_version": current.version, "old_sums": list(current.sums), "sums": new_sums,
+                         "entered": entered, "note": note})
+    db.session.add(case)
+    db.session.flush()
+    bump(t)
+    audit("sheet.desk_correction", actor, {
+        "round": r.number, "table": tab.number, "case": case.id, "version": sheet.version,
+        "base_version": current.version, "old_sums": list(current.sums), "new_sums": new_sums,
+        "entered": entered, "disqualified": dq, "reason": reason, "note": note}, t.id)
+    return case
 
 
 # --------------------------------------------------------------------------- standings
@@ -607,18 +721,88 @@ def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> 
     return CorrectionPreview(r, tab, c, nxt, seat_changes, adv_changes, warnings, players)
 
 
-def apply_correction(t: Tournament, round_no, table_no, values, kind: str, asked_by: str, approved_by: str,
-                     actor: str, version) -> CorrectionRow:
-    """SEM-C10 on the delegate's instruction: a new accepted sheet version
-    (source "correction"), the swapped seats of a published cut-round draw,
-    the `corrections[]` record and an audit entry."""
+def consequences(pv: CorrectionPreview) -> dict:
+    """What a SEM-C10 correction changes besides the sheet, as stored with its
+    proposal: approving it later must change exactly this."""
+    c = pv.correction
+    return {"seat_changes": [{"table": x["table"], "before": x["before"], "after": x["after"]}
+                             for x in pv.seat_changes],
+            "advancing_changes": [[s, what] for s, what in pv.advancing_changes],
+            "sums": [f"{x:.2f}" for x in c.table.sums], "points": round_service.points_json(c.table.points),
+            "harmed": list(c.harmed), "advantaged": list(c.advantaged), "fee": f"{c.fee:.2f}"}
+
+
+def propose_correction(t: Tournament, round_no, table_no, values, kind: str, asked_by: str, actor: str,
+                       version) -> Case:
+    """SEM-C10 from the operator's desk: a proposal (a case of kind "c10") with the
+    real sums and what the preview says they change. Nothing changes until a
+    referee approves it (approve_c10)."""
     check_version(t, version)
-    asked_by, approved_by = (asked_by or "").strip(), (approved_by or "").strip()
+    asked_by = (asked_by or "").strip()[:200]
     if not asked_by:
         raise ServiceError(_("Say who asked for the correction."), field="asked_by")
-    if not approved_by:
-        raise ServiceError(_("Say which delegate approved the correction."), field="approved_by")
     pv = preview_correction(t, round_no, table_no, values, kind)
+    r, tab = pv.round, pv.table
+    waiting = open_correction(tab, ("c10",))
+    if waiting is not None:
+        raise ServiceError(_("A correction of round %(r)d, table %(t)d is already waiting for the referee "
+                             "(case %(id)d). Nothing was sent: wait for the decision.",
+                             r=r.number, t=tab.number, id=waiting.id))
+    typed = [f"{x:.2f}" for x in round_service.parse_sums((list(values) + [""] * 3)[:len(tab.players)],
+                                                          len(tab.players))]
+    payload = {"kind": kind, "asked_by": asked_by, "real_sums": typed, "base_version": tab.sheet.version,
+               "old_sums": list(tab.sheet.sums), "old_points": tab.sheet.points,
+               "consequences": consequences(pv), "warnings": [str(w) for w in pv.warnings]}
+    # no sheet_id: the counted sheet is not waiting for anything, the proposal is the payload
+    case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind="c10", status="open",
+                created_by=actor, payload=payload)
+    db.session.add(case)
+    db.session.flush()
+    bump(t)
+    audit("sheet.correction_proposed", actor, {"case": case.id, "round": r.number, "table": tab.number,
+                                               **payload}, t.id)
+    return case
+
+
+def c10_proposals(t: Tournament) -> list[Case]:
+    """SEM-C10 proposals of the tournament waiting for a referee, oldest first."""
+    return list(db.session.scalars(select(Case).where(Case.tournament_id == t.id, Case.kind == "c10",
+                                                      Case.status == "open").order_by(Case.id)))
+
+
+def c10_preview(c: Case, t: Tournament) -> CorrectionPreview:
+    """The proposal of case c as the correction would be applied now; refused
+    (ServiceError, saying what changed) when the table's counted sheet or the
+    correction's consequences differ from what was proposed."""
+    p = c.payload or {}
+    r = next((x for x in t.rounds if x.number == c.round), None)
+    tab = next((x for x in r.tables if x.number == c.table), None) if r is not None else None
+    current = tab.sheet if tab is not None else None
+    if current is None or current.version != p.get("base_version"):
+        raise StaleError(_("The sheet of round %(r)d, table %(t)d changed since this correction was proposed "
+                           "(it corrects version %(v)d, version %(cur)d counts now). Reject it: the operator "
+                           "proposes it again.", r=c.round, t=c.table or 0, v=p.get("base_version") or 0,
+                           cur=current.version if current else 0))
+    pv = preview_correction(t, c.round, c.table, p.get("real_sums") or (), p.get("kind"))
+    if consequences(pv) != p.get("consequences"):
+        raise StaleError(_("What this correction changes is no longer what was proposed (the draw or the "
+                           "results changed meanwhile). Reject it: the operator proposes it again."))
+    return pv
+
+
+def approve_c10(c: Case, t: Tournament, approved_by: str) -> CorrectionRow:
+    """A referee approves a SEM-C10 proposal: it is applied as proposed."""
+    p = c.payload or {}
+    pv = c10_preview(c, t)
+    return _apply_c10(t, pv, p.get("kind"), p.get("asked_by") or "", approved_by, approved_by, case=c.id,
+                      proposed_by=c.created_by)
+
+
+def _apply_c10(t: Tournament, pv: CorrectionPreview, kind: str, asked_by: str, approved_by: str, actor: str,
+               **extra) -> CorrectionRow:
+    """SEM-C10 once a referee approved it: a new accepted sheet version (source
+    "correction"), the swapped seats of a published cut-round draw, the
+    `corrections[]` record and an audit entry with old and new values."""
     c, tab = pv.correction, pv.table
     old = tab.sheet
     old.status = "superseded"
@@ -645,6 +829,8 @@ def apply_correction(t: Tournament, round_no, table_no, values, kind: str, asked
     db.session.add(row)
     bump(t)
     db.session.flush()
-    audit("sheet.correction", actor, {**record, "sheet_version": sheet.version, "old_sums": old.sums,
-                                      "new_sums": sheet.sums, "draw_swapped": swapped}, t.id)
+    audit("sheet.correction", actor, {**record, **extra, "sheet_version": sheet.version,
+                                      "old_version": old.version, "old_sums": old.sums, "old_points": old.points,
+                                      "new_sums": sheet.sums, "new_points": sheet.points,
+                                      "draw_swapped": swapped}, t.id)
     return row

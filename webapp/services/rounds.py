@@ -230,10 +230,11 @@ def parse_sums(values, n: int) -> list[Decimal]:
 
 def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str, *, source: str = "paper",
                  correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
-                 replace_version: int | None = None) -> Sheet:
+                 replace_version: int | None = None, entered_sums: list | None = None) -> Sheet:
     """Store a table's sheet (SEM-B5). A wrong total is refused unless the operator
-    applies the SEM-C5 administrative correction; an existing sheet is replaced
-    only by naming its version (a new version; the old one is kept, superseded)."""
+    applies the SEM-C5 administrative correction. A counted sheet is re-recorded
+    only by naming its version and keeping its sums (a disqualification, SEM-D1:
+    a new version; the old one is kept, superseded)."""
     r = tab.round
     if r.status == "draft":
         raise ServiceError(_("Round %(n)d is not published yet.", n=r.number))
@@ -244,11 +245,16 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     if current is not None and replace_version != current.version:
         raise ServiceError(_("Table %(t)d already has a sheet (version %(v)d). Reload the page to see it.",
                              t=tab.number, v=current.version))
+    if current is not None and [f"{s:.2f}" for s in sums] != list(current.sums):
+        # only a disqualification re-records a counted sheet, with its sums as they count;
+        # other sums are a correction the referee decides (results.propose_desk_correction)
+        raise ServiceError(_("Table %(t)d already has a sheet (version %(v)d): different sums are a correction "
+                             "the referee decides.", t=tab.number, v=current.version))
     dq = [int(s) for s in disqualified]
     for s in dq:
         if s not in tab.players:
             raise ServiceError(_("Start number %(s)d does not sit at table %(t)d.", s=s, t=tab.number))
-    entered = None
+    entered = entered_sums  # kept from the version a disqualification re-records (a new row, never an edit)
     if not dq:
         blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
         if blocking and blocking[0].code == "total":
