@@ -105,16 +105,19 @@ def test_anonymous_is_sent_to_login(app, anon):
     assert r.status_code == 302 and "/login" in r.headers["Location"]
 
 
-def test_operator_may_decide_too(app, client, field):
+def test_an_operator_may_look_but_not_decide(app, client, field):
+    """Only referee accounts decide cases (docs/SECURITY.md, "What an operator cannot do alone")."""
     tid, pins = field
     cid = negative_case(app, tid, pins)
     make_user(app, "operator")
     login(client, "operator")
     client.set_cookie("lang", "en")
     assert client.get("/referee/").status_code == 200
-    r = client.post(f"/referee/case/{cid}/approve", data={"note": "ok"})
-    assert r.status_code == 302
-    assert case_row(app, cid).resolved_by == "Operator"
+    page = text(client.get(f"/referee/case/{cid}"))
+    assert "A referee decides this case" in page and f"/referee/case/{cid}/approve" not in page
+    assert client.post(f"/referee/case/{cid}/approve", data={"note": "ok"}).status_code == 403
+    assert client.post(f"/referee/case/{cid}/reject", data={"reason": "nie"}).status_code == 403
+    assert case_row(app, cid).status == "open"
 
 
 def test_referee_login_lands_on_the_queue(app, client):
@@ -289,12 +292,10 @@ def test_rejecting_needs_a_reason_and_keeps_the_counted_version(app, ref, field)
 def test_a_correction_of_an_outdated_version_is_refused(app, ref, field):
     tid, pins = field
     cid = correction_case(app, tid, pins)
-    with app.app_context():  # the operator typed the paper sheet again meanwhile
-        t = db.session.get(Tournament, tid)
-        r = next(x for x in t.rounds if x.number == 2)
-        tab = next(x for x in r.tables if x.number == 1)
-        rounds.record_sheet(t, tab, [rounds.parse_sums(["15", "10", "5"], 3)][0], "desk",
-                            replace_version=tab.sheet.version)
+    # another correction of the same version was approved meanwhile
+    other = submit(app, tid, 1, [1500, 1000, 500], pins, note="iná oprava", base_version=1)
+    with app.app_context():
+        cases.approve(db.session.get(Case, other["case"]), "Referee 2")
         db.session.commit()
     before = table_sheets(app, tid, 1)
     r = ref.post(f"/referee/case/{cid}/approve", data={})

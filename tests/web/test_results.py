@@ -206,27 +206,38 @@ def test_negative_sum_needs_note(app, op):
     assert s.note == "betl, -2 EUR" and s.sums[2] == "-1.50"
 
 
-def test_edit_creates_new_version_and_stale_edit_refused(app, op):
+def test_sem_c4_edit_of_a_counted_sheet_is_a_correction_the_referee_decides(app, op):
     tid = make_tournament(app, 9)
     open_round(app, tid)
     op.post(desk_url(tid, 1, 1), data={"sum0": "14", "sum1": "10", "sum2": "6", "sheet_version": "0"})
     r = op.get(desk_url(tid, 1, 1), query_string={"edit": "1"}, headers=HX)
     body = text(r)
     assert r.status_code == 200 and "<html" not in body
-    assert 'name="sheet_version" value="1"' in body and 'value="14.00"' in body
+    assert 'name="base_version" value="1"' in body and 'value="14.00"' in body
+    assert "Send these sums to the referee as a correction" in body
     # without JS the edit link opens the page with the table in edit mode
     r = op.get(desk_url(tid, 1, 1), query_string={"edit": "1"})
     assert r.status_code == 302 and "edit=1" in r.headers["Location"]
-    # a second tab that still shows "no sheet" is refused
-    r = op.post(desk_url(tid, 1, 1), data={"sum0": "12", "sum1": "10", "sum2": "8", "sheet_version": "0"},
-                headers=HX)
-    assert r.status_code == 422 and "changed since you opened the page" in text(r)
-    r = op.post(desk_url(tid, 1, 1), data={"sum0": "12", "sum1": "10", "sum2": "8", "sheet_version": "1"},
-                headers=HX)
-    assert r.status_code == 200
+    # a save never replaces the counted sheet: not from a stale tab, not naming its version
+    for seen in ("0", "1"):
+        r = op.post(desk_url(tid, 1, 1), data={"sum0": "12", "sum1": "10", "sum2": "8", "sheet_version": seen},
+                    headers=HX)
+        assert r.status_code == 422 and "already has a sheet that counts: version 1" in text(r)
+    assert [(s.version, s.status) for s in sheets(app)] == [(1, "accepted")]
+    r = op.post(desk_url(tid, 1, 1, "/correction"), data={"sum0": "12", "sum1": "10", "sum2": "8",
+                                                          "base_version": "1"}, headers=HX)
+    assert r.status_code == 200 and "went to the referee" in text(r)
+    old, new = sheets(app)
+    assert (old.status, new.status, new.version, new.base_version) == ("accepted", "pending", 2, 1)
+    from webapp.models import Case
+    from webapp.services import cases
+
+    with app.app_context():
+        cases.approve(db.session.scalar(select(Case)), "Referee")
+        db.session.commit()
     old, new = sheets(app)
     assert (old.status, new.status, new.version, new.sums) == ("superseded", "accepted", 2, ["12.00", "10.00", "8.00"])
-    assert "version 2" in text(r)
+    assert "version 2" in text(op.get(desk_url(tid, 1, 1), headers=HX))
 
 
 def test_missing_only_filter(app, op):
@@ -647,7 +658,18 @@ def test_discipline_stale_version_refused(app, op):
 
 def corr_data(app, tid, round_no, table, sums, kind, **extra):
     return {"round": round_no, "table": table, "sum0": sums[0], "sum1": sums[1], "sum2": sums[2], "kind": kind,
-            "asked_by": "player #1", "approved_by": "delegate Horák", "version": version(app, tid), **extra}
+            "asked_by": "player #1", "version": version(app, tid), **extra}
+
+
+def approve_c10(app, referee="Referee Horák"):
+    """The referee approves the SEM-C10 proposal waiting (tests/web/test_sheet_finality.py goes through the pages)."""
+    from webapp.models import Case
+    from webapp.services import cases
+
+    with app.app_context():
+        [c] = db.session.scalars(select(Case).where(Case.kind == "c10", Case.status == "open")).all()
+        cases.approve(c, referee)
+        db.session.commit()
 
 
 def test_corrections_page_shows_table_with_recorded_sums(app, op):
@@ -670,10 +692,12 @@ def test_correction_preview_and_no_fee_keeps_the_harmed_player(app, op):
     r = op.post(f"/operator/t/{tid}/corrections/preview", data=data, headers=HX)
     body = text(r)
     assert r.status_code == 200 and "<html" not in body and 'id="correction-preview"' in body
-    assert "harmed" in body and "advantaged" in body and "Confirm the correction" in body
+    assert "harmed" in body and "advantaged" in body and "Send to the referee for approval" in body
     assert sheets(app)[0].version == 1 and len(sheets(app)) == 3  # a preview stores nothing
     r = op.post(f"/operator/t/{tid}/corrections", data=data)
     assert r.status_code == 302
+    assert sheets(app)[0].version == 1 and len(sheets(app)) == 3  # a proposal changes nothing either
+    approve_c10(app)
     with app.app_context():
         tab = db.session.scalar(select(Round).where(Round.tournament_id == tid)).tables[0]
         s = tab.sheet
@@ -684,15 +708,16 @@ def test_correction_preview_and_no_fee_keeps_the_harmed_player(app, op):
         [c_row] = db.session.scalars(select(Correction)).all()
         rec = c_row.record
         assert (rec["kind"], rec["fee"], rec["asked_by"], rec["approved_by"]) == ("no-fee", "0.00", "player #1",
-                                                                                 "delegate Horák")
+                                                                                 "Referee Horák")
         assert rec["harmed"] == [b] and rec["advantaged"] == [a]
         assert rec["old"][str(a)] == {"points": 5, "sum": "14.00"}
         assert rec["new"][str(a)] == {"points": 3, "sum": "9.50"}
         entry = db.session.scalar(select(AuditEntry).where(AuditEntry.action == "sheet.correction"))
-        assert entry.payload["old_sums"] == ["14.00", "9.50", "6.50"] and entry.actor == "Operator"
+        assert entry.payload["old_sums"] == ["14.00", "9.50", "6.50"] and entry.actor == "Referee Horák"
+        assert entry.payload["proposed_by"] == "Operator"
         assert verify_audit_chain() is None
     page = text(op.get(f"/operator/t/{tid}/corrections"))
-    assert "delegate Horák" in page and "Round 1, table 1 corrected (SEM-C10)." in page
+    assert "Referee Horák" in page and 'id="c10-waiting"' not in page
     # the standings and the player page show the corrected value in red
     body = text(op.get(f"/operator/t/{tid}/standings"))
     assert re.search(r'class="red-pen" title="corrected after publication \(SEM-C10\)">9\.50\*', body)
@@ -713,8 +738,8 @@ def test_correction_errors_store_nothing(app, op):
     assert r.status_code == 422 and "nothing to correct" in text(r)
     r = op.post(url + "/preview", data=corr_data(app, tid, 1, 9, ("14", "9,50", "6,50"), "fee"), headers=HX)
     assert r.status_code == 422 and "Round 1 has no table 9" in text(r)
-    r = op.post(url, data=corr_data(app, tid, 1, 1, ("9,50", "14", "6,50"), "fee", approved_by=""))
-    assert r.status_code == 422 and "Say which delegate approved the correction." in text(r)
+    r = op.post(url, data=corr_data(app, tid, 1, 1, ("9,50", "14", "6,50"), "fee", asked_by=""))
+    assert r.status_code == 422 and "Say who asked for the correction." in text(r)
     r = op.post(url, data=corr_data(app, tid, 1, 1, ("9,50", "14", "6,50"), "fee", version=1))
     assert r.status_code == 422 and "Someone changed this tournament" in text(r)
     open_round(app, tid)
@@ -723,6 +748,9 @@ def test_correction_errors_store_nothing(app, op):
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(Correction)) == 0
         assert all(s.version == 1 for s in db.session.scalars(select(Sheet)))
+        from webapp.models import Case
+
+        assert db.session.scalar(select(func.count()).select_from(Case)) == 0
 
 
 def test_correction_with_fee_swaps_places_in_published_round_4_draw(app, op):
@@ -755,6 +783,7 @@ def test_correction_with_fee_swaps_places_in_published_round_4_draw(app, op):
     assert "Fee paid to the delegate: €20.00" in body
     r = op.post(f"/operator/t/{tid}/corrections", data=data)
     assert r.status_code == 302
+    approve_c10(app)
     with app.app_context():
         t = db.session.get(Tournament, tid)
         r4 = t.rounds[3]

@@ -47,8 +47,14 @@ def test_sem_c5_wrong_total_refused_unless_corrected(app):
         assert sheet.sums == ["14.00", "10.00", "6.00"] and sheet.entered_sums == ["15.00", "10.00", "6.00"]
         with pytest.raises(ServiceError, match="already has a sheet"):
             rounds.record_sheet(t, tab, [D(14), D(10), D(6)], "test")
-        v2 = rounds.record_sheet(t, tab, [D(12), D(10), D(8)], "test", replace_version=1)
+        # a counted sheet's sums are never replaced here: that is a correction for the referee
+        with pytest.raises(ServiceError, match="correction the referee decides"):
+            rounds.record_sheet(t, tab, [D(12), D(10), D(8)], "test", replace_version=1)
+        # a disqualification re-records it as a new version with the same sums (SEM-D1)
+        v2 = rounds.record_sheet(t, tab, [D(14), D(10), D(6)], "test", replace_version=1,
+                                 disqualified=[tab.players[0]], entered_sums=sheet.entered_sums)
         assert v2.version == 2 and tab.sheet is v2 and tab.sheets[0].status == "superseded"
+        assert v2.entered_sums == ["15.00", "10.00", "6.00"] and tab.sheets[0].sums == sheet.sums
 
 
 def test_stale_version_refused(app):

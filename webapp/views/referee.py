@@ -1,6 +1,7 @@
 """The referee's phone: the queue of open cases (polled by htmx) and one case
 with its decision (SEM-C4 corrections, SEM-C8 negative sums, disputes, SEM-C9
-discrepancy reports). Referees and operators may both decide."""
+discrepancy reports, SEM-C10 corrections proposed at the desk). Operators may
+look; only referees decide (docs/SECURITY.md, "What an operator cannot do alone")."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -17,6 +18,7 @@ from .auth import role_required
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
 referee_required = role_required("referee", "operator")
+decide_required = role_required("referee")
 
 KIND_LABELS = {
     "dispute": _l("Two different sheets"),
@@ -24,6 +26,7 @@ KIND_LABELS = {
     "negative-sum": _l("Negative sum (SEM-C8)"),
     "pin-reissued": _l("Signed with a PIN issued during the round"),
     "discrepancy": _l("Discrepancy reported (SEM-C9)"),
+    "c10": _l("Correction after publication (SEM-C10)"),
 }
 VERSION_LABELS = {
     "before": _l("Before"),
@@ -32,6 +35,7 @@ VERSION_LABELS = {
     "second": _l("Sheet 2"),
     "sheet": _l("Sheet"),
     "counted": _l("Counted sheet"),
+    "proposed": _l("Proposed"),
 }
 
 
@@ -46,7 +50,10 @@ def hhmm(dt) -> str:
 
 
 def _ctx() -> dict:
-    return {"kind_labels": KIND_LABELS, "version_labels": VERSION_LABELS, "age": age, "hhmm": hhmm}
+    from .operator.results import KIND_LABELS as C10_KINDS
+
+    return {"kind_labels": KIND_LABELS, "version_labels": VERSION_LABELS, "age": age, "hhmm": hhmm,
+            "c10_kinds": C10_KINDS, "may_decide": current_user.role != "operator"}
 
 
 # SEM-C4 red marks on every page that shows a sheet's sums (desk, print, table page)
@@ -97,7 +104,7 @@ def _decide(cid: int, decide, done: str):
 
 
 @bp.post("/case/<int:cid>/approve")
-@referee_required
+@decide_required
 def approve(cid: int):
     f = request.form
     return _decide(cid, lambda c: svc.approve(c, current_user.label, choose=f.get("choose"), note=f.get("note")),
@@ -105,7 +112,7 @@ def approve(cid: int):
 
 
 @bp.post("/case/<int:cid>/reject")
-@referee_required
+@decide_required
 def reject(cid: int):
     f = request.form
     return _decide(cid, lambda c: svc.reject(c, current_user.label, f.get("reason")),

@@ -10,6 +10,7 @@ from wtforms import BooleanField, HiddenField, IntegerField, SelectField, String
 from wtforms.validators import Optional
 
 from ...extensions import db, htmx
+from ...models import Sheet
 from ...rules.corrections import KINDS
 from ...rules.ruleset import get_ruleset
 from ...services import discipline as dsvc, results as svc, rounds as round_service
@@ -40,11 +41,17 @@ def _desk_sums(form) -> list[str]:
     return [form.get(f"sum{i}", "") for i in range(3)]
 
 
-def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_field=None, saved=False, focus=False):
-    return dict(t=t, r=r, tab=tab, editing=editing, preview=preview, error=error, error_field=error_field,
-                saved=saved, focus=focus, players={p.start_no: p for p in t.players}, rs=get_ruleset(t.ruleset),
-                dq=svc.table_dq(tab), case=svc.dq_case(tab, svc.table_dq(tab)[0]),
-                outcome=svc.sheet_outcome(t, tab),
+def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_field=None, saved=False, focus=False,
+               refused=False, sent=None):
+    """`refused`: a save for a table whose sheet counts was refused; the card
+    shows that sheet and offers the typed sums to the referee (SEM-C4)."""
+    waiting = svc.open_correction(tab) if tab.sheet is not None else None
+    return dict(t=t, r=r, tab=tab, editing=editing and waiting is None, preview=preview, error=error,
+                error_field=error_field, saved=saved, focus=focus, players={p.start_no: p for p in t.players},
+                rs=get_ruleset(t.ruleset), dq=svc.table_dq(tab), case=svc.dq_case(tab, svc.table_dq(tab)[0]),
+                outcome=svc.sheet_outcome(t, tab), refused=refused, sent=sent, waiting=waiting,
+                waiting_sheet=db.session.get(Sheet, waiting.sheet_id) if waiting is not None else None,
+                source_label=svc.source_label, hhmm=hhmm,
                 form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number))
 
 
@@ -111,14 +118,7 @@ def desk_save(tid: int, n: int, table: int):
             t, tab, _desk_sums(f), _actor(), sheet_version=f.get("sheet_version"),
             correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1")
     except ServiceError as e:
-        db.session.rollback()
-        t, r, tab = _desk_table_of(tid, n, table)
-        preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1")
-        errors = dict(error=str(e), error_field=e.field, preview=preview)
-        if htmx:
-            return render_template("operator/results/_desk_table.html",
-                                   **_table_ctx(t, r, tab, editing=True, focus=True, **errors)), 422
-        return _desk_page(t, r, status=422, table_errors={table: errors})
+        return _desk_refused(tid, n, table, e)
     db.session.commit()
     if htmx:
         done, total = round_service.tables_in(r)
@@ -130,6 +130,44 @@ def desk_save(tid: int, n: int, table: int):
                next((x.number for x in r.tables if x.sheet is None), None))
     return redirect(url_for(".results_desk", tid=tid, n=n, missing=request.args.get("missing"),
                             _anchor=f"table-{nxt}" if nxt else "progress"))
+
+
+def _desk_refused(tid: int, n: int, table: int, e: ServiceError):
+    """Nothing was stored: the card again, with the typed sums and the message;
+    when the table's sheet counts, with that sheet and the choice to send the
+    sums to the referee or to discard them."""
+    db.session.rollback()
+    f = request.form
+    t, r, tab = _desk_table_of(tid, n, table)
+    preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1")
+    errors = dict(error=str(e), error_field=e.field, preview=preview, refused=isinstance(e, svc.SheetCounts))
+    if htmx:
+        return render_template("operator/results/_desk_table.html",
+                               **_table_ctx(t, r, tab, editing=True, focus=True, **errors)), 422
+    return _desk_page(t, r, status=422, table_errors={table: errors})
+
+
+@bp.post("/t/<int:tid>/round/<int:n>/results/<int:table>/correction")
+@operator_required
+def desk_propose(tid: int, n: int, table: int):
+    """SEM-C4 from the desk: the typed sums go to the referee as a correction of
+    the version the form was made against (`base_version`)."""
+    t, r, tab = _desk_table_of(tid, n, table)
+    f = request.form
+    try:
+        case = svc.propose_desk_correction(
+            t, tab, _desk_sums(f), _actor(), base_version=f.get("base_version"),
+            correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1",
+            reason=f.get("reason") or _("The paper sheet typed at the desk differs from the sheet that counts."))
+    except ServiceError as e:
+        return _desk_refused(tid, n, table, e)
+    db.session.commit()
+    message = _("Table %(t)d: the correction went to the referee (case %(id)d). The sheet shown keeps counting "
+                "until the referee approves it.", t=tab.number, id=case.id)
+    if htmx:
+        return render_template("operator/results/_desk_table.html", **_table_ctx(t, r, tab, sent=message))
+    flash(message, "success")
+    return redirect(url_for(".results_desk", tid=tid, n=n, _anchor=f"table-{table}"))
 
 
 @bp.post("/t/<int:tid>/round/<int:n>/close")
@@ -296,7 +334,6 @@ class CorrectionForm(VersionForm):
     sum2 = StringField(_l("Real sum, position 3"))
     kind = SelectField(_l("Kind of correction"))
     asked_by = StringField(_l("Asked by (player)"))
-    approved_by = StringField(_l("Approved by (delegate)"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -316,7 +353,7 @@ def _corrections_page(t, form, *, preview=None, status=200, error=None, table=No
         table = next((x for x in rnd.tables if x.number == form.table.data), None)
     ctx = dict(t=t, form=form, preview=preview, error=error, table=table, rnd=rnd,
                players={p.start_no: p for p in t.players}, kinds=KIND_LABELS,
-               corrections=list(reversed(t.corrections)))
+               corrections=list(reversed(t.corrections)), proposals=svc.c10_proposals(t))
     if fragment:
         return render_template("operator/results/_correction_preview.html", **ctx), status
     return render_template("operator/results/corrections.html", **ctx), status
@@ -364,16 +401,16 @@ def correction_confirm(tid: int):
     form = _correction_form(t, request.form)
     f = request.form
     try:
-        row = svc.apply_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"),
-                                   f.get("asked_by"), f.get("approved_by"), _actor(), f.get("version"))
+        case = svc.propose_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"),
+                                      f.get("asked_by"), _actor(), f.get("version"))
     except ServiceError as e:
         db.session.rollback()
         t = svc.load_tournament(tid)
         form = _correction_form(t, request.form)
         return _field_error(t, form, e)
     db.session.commit()
-    rec = row.record
-    flash(_("Round %(r)d, table %(t)d corrected (SEM-C10).", r=rec["round"], t=rec["table"]), "success")
+    flash(_("Round %(r)d, table %(t)d: the correction went to the referee (case %(id)d). Nothing changes "
+            "until a referee approves it (SEM-C10).", r=case.round, t=case.table, id=case.id), "success")
     return redirect(url_for(".corrections", tid=tid))
 
 
