@@ -304,6 +304,8 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
     if own_transaction:
         with db.engine.begin() as conn:
             conn.execute(_insert_absent(conn.dialect.name, values))
+        if len(_published) > 10000:  # a long-running server: the table says absent-or-not anyway
+            _published.clear()
         _published.add(key)
     else:
         db.session.execute(_insert_absent(db.session.get_bind().dialect.name, values))
