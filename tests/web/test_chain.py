@@ -167,6 +167,22 @@ def test_an_edited_payload_is_caught(app, runner, op, played):
     broken(runner, op, played, 2, 2, f"record #{seq} (sheet.store) was changed")
 
 
+def test_an_entry_appended_after_the_fact_is_caught(app, runner, op, played):
+    """A forged record at the end, hashed and linked correctly, but without the server's key."""
+    with app.app_context():
+        last = db.session.scalar(select(AuditEntry).where(AuditEntry.tournament_id == played)
+                                 .order_by(AuditEntry.seq.desc()).limit(1))
+        forged = AuditEntry(tournament_id=played, seq=last.seq + 1, at=last.at, actor="desk", action="sheet.update",
+                            payload={"sheet": {"round": 2, "table": 2, "version": 1, "status": "rejected"}},
+                            prev_hash=last.hash)
+        forged.hash = hashlib.sha256(forged.canonical()).hexdigest()
+        forged.mac = "0" * 64
+        db.session.add(forged)
+        db.session.commit()
+    lines = broken(runner, op, played, 2, 2, "was not written by this server")
+    assert any("added after the tournament's head" in line for line in lines), lines
+
+
 def test_rechaining_everything_after_an_edit_is_caught(app, runner, op, played):
     """Whoever has the database but not the server's key edits a sheet and its entry, then
     recomputes every later hash and link: the MACs and the published heads give it away."""

@@ -552,7 +552,13 @@ def check_receipt(t: Tournament, typed: str) -> ReceiptCheck:
             and (e.payload.get("sheet") or {}).get("content_hash") == out.sheet.content_hash:
         latest = _latest_record(t.id, out.round, out.table.number, out.sheet.version)
         out.intact = latest == sheet_record(out.sheet, out.round, out.table.number)
-        out.head = published_under(t.id, e.seq)
+        head = published_under(t.id, e.seq)
+        if head is not None:
+            at_head = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id == t.id,
+                                                                      AuditEntry.seq == head.seq))
+            if at_head != head.hash:  # the chain no longer holds what was published: not a proof
+                out.intact, head = False, None
+        out.head = head
     counting = out.table.sheet
     if counting is not None and counting is not out.sheet:
         out.counting = counting
