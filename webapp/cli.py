@@ -121,11 +121,14 @@ def _in_file(path: str, func, *args):
 def _load_final(files) -> list:
     from .rules.report import require_final
 
+    from .rules.consistency import check_season_files
+
     tournaments = []
     for f in files:
         t = _load(f)
         _in_file(f, require_final, [t])
         tournaments.append(t)
+    check_season_files(list(zip(files, tournaments)))  # one rule set, each tournament once (issue 10)
     return tournaments
 
 

@@ -84,6 +84,8 @@ class Tournament(db.Model):
     venue: Mapped[str] = mapped_column(String(200), default="")
     status: Mapped[str] = mapped_column(String(20), default="setup")  # setup | running | finished
     nominations_published_at: Mapped[datetime | None]
+    # SEM-B3a: club -> players present when round 1 was drawn; fixed then, it decides who nominates
+    nomination_duty: Mapped[dict | None] = mapped_column(JSON)
     # bumped by every change that alters the field, the draw or results: stale forms are refused
     version: Mapped[int] = mapped_column(default=1)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

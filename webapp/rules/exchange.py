@@ -182,7 +182,7 @@ def load(path) -> Tournament:
     return loads(data, source)
 
 
-def loads(text: str | bytes, source: str = "<string>") -> Tournament:
+def loads(text: str | bytes, source: str = "<string>", *, consistent: bool = True) -> Tournament:
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8-sig")
@@ -199,16 +199,20 @@ def loads(text: str | bytes, source: str = "<string>") -> Tournament:
         raise ExchangeError(f"invalid JSON: {e}", source) from None
     except RecursionError:
         raise ExchangeError("invalid JSON: nested too deeply", source) from None
-    return from_dict(data, source)
+    return from_dict(data, source, consistent=consistent)
 
 
-def from_dict(d, source: str = "<string>") -> Tournament:
-    return _Reader(source).tournament(d)
+def from_dict(d, source: str = "<string>", *, consistent: bool = True) -> Tournament:
+    """The tournament in `d`; with `consistent` (always, except to test the
+    format itself) also refused when its results do not fit together
+    (rules/consistency.py)."""
+    return _Reader(source, consistent).tournament(d)
 
 
 class _Reader:
-    def __init__(self, source: str):
+    def __init__(self, source: str, consistent: bool = True):
         self.source = source
+        self.consistent = consistent
 
     def fail(self, detail: str, round=None, table=None, where=None):
         raise ExchangeError(detail, self.source, round, table, where)
@@ -285,8 +289,16 @@ class _Reader:
         rounds = self.rounds(rs, self.lst(d.get("rounds", []), '"rounds"'), known, corrections)
         events = self.events(self.lst(d.get("events", []), '"events"'), known)
         extra = {k: self.verbatim(v, _show(k)) for k, v in d.items() if k not in TOP_LEVEL_KEYS}
-        return Tournament(players=players, rounds=rounds, ruleset=code, name=name, date=day,
-                          events=events, corrections=corrections, extra=extra)
+        t = Tournament(players=players, rounds=rounds, ruleset=code, name=name, date=day,
+                       events=events, corrections=corrections, extra=extra)
+        if self.consistent:
+            from .consistency import check  # the results must fit together (issue 10)
+
+            check(t, rs, self.source)
+        problem = rs.check_tournament(t)
+        if problem is not None:
+            self.fail(problem[0], **problem[1])
+        return t
 
     def players(self, items: list) -> list[Player]:
         players: list[Player] = []
@@ -455,6 +467,10 @@ class _Reader:
                 self.fail(f"{len(raw)} scores for {len(players)} players", **loc)
             scores = tuple(self.number(v, f"the score of start number {s}", allow_text=True, **loc)
                            for s, v in zip(players, raw))
+        elif rs.result_kind != "money":
+            self.fail('missing "score"', **loc)
+        if rs.result_kind == "score":
+            sums = [v.quantize(CENT) for v in scores]  # the game score is what a player's result sums up
 
         disqualified = []
         for v in self.lst(t.get("disqualified", []), '"disqualified"', **loc):
@@ -467,10 +483,6 @@ class _Reader:
         early = self.flag(t.get("early", False), '"early"', **loc)
 
         expected = rs.expected_total(len(players))
-        elif rs.result_kind != "money":
-            self.fail('missing "score"', **loc)
-        if rs.result_kind == "score":
-            sums = [v.quantize(CENT) for v in scores]  # the game score is what a player's result sums up
         total = sum(sums, Decimal(0))
         exempt = bool(disqualified) or (points is not None and (r, n) in no_fee)
         if expected is not None and total != expected and not exempt:
@@ -492,6 +504,9 @@ class _Reader:
             where = f"event {i}"
             e = self.obj(e, "an event", where=where)
             kind = self.text(e.get("type"), '"type"', where=where)
+            if kind == LOT:
+                events.append(self.lot(e, known, where))
+                continue
             if kind not in EVENT_TYPES:
                 self.fail(f'"type" {_show(kind)} is not one of {", ".join(EVENT_TYPES)}', where=where)
             if "start_no" not in e:
@@ -504,9 +519,6 @@ class _Reader:
             if kind == "withdrawn":
                 if "after_round" not in e:
                     self.fail('missing "after_round"', where=where)
-            if kind == LOT:
-                events.append(self.lot(e, known, where))
-                continue
                 after_round = self.integer(e["after_round"], '"after_round"', minimum=0, where=where)
                 if e.get("round") is not None:
                     rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
@@ -528,18 +540,6 @@ class _Reader:
         return events
 
 
-# --- writing ----------------------------------------------------------------------
-
-def to_dict(t: Tournament) -> dict:
-    """The file as JSON-ready data (numbers in audit and unknown data as int/float)."""
-    return _to_dict(t, _plain)
-
-
-def _to_dict(t: Tournament, verbatim) -> dict:
-    d: dict = {
-        "format": FORMAT,
-        "ruleset": t.ruleset,
-        "name": t.name,
     def lot(self, e: dict, known: set[int], where: str) -> Event:
         """TH-4: the order a lot drawn by the judge put tied players in."""
         if "order" not in e:
@@ -559,6 +559,18 @@ def _to_dict(t: Tournament, verbatim) -> dict:
         return Event(type="lot", start_no=0, round=rnd, order=order, extra=extra)
 
 
+# --- writing ----------------------------------------------------------------------
+
+def to_dict(t: Tournament) -> dict:
+    """The file as JSON-ready data (numbers in audit and unknown data as int/float)."""
+    return _to_dict(t, _plain)
+
+
+def _to_dict(t: Tournament, verbatim) -> dict:
+    d: dict = {
+        "format": FORMAT,
+        "ruleset": t.ruleset,
+        "name": t.name,
         "date": t.date,
         "players": [_player_dict(p) for p in t.players],
         "rounds": [
@@ -602,11 +614,18 @@ def _table_dict(tr: TableResult, rs: RuleSet | None = None) -> dict:
         d["disqualified"] = list(tr.disqualified)
     if tr.early:
         d["early"] = True
-    return d
+    return d if rs is None else rs.write_table(tr, d)
 
 
 def _event_dict(e: Event, verbatim) -> dict:
     d: dict = {"type": e.type}
+    if e.type == "lot":
+        if e.round is not None:
+            d["round"] = e.round
+        d["order"] = list(e.order)
+        for k, v in e.extra:
+            d.setdefault(k, verbatim(v))
+        return d
     if e.colour is not None:
         d["colour"] = e.colour
     d["start_no"] = e.start_no
@@ -618,14 +637,7 @@ def _event_dict(e: Event, verbatim) -> dict:
         d["referees"] = list(e.referees)
     for k, v in e.extra:
         d.setdefault(k, verbatim(v))
-    return d if rs is None else rs.write_table(tr, d)
-    if e.type == "lot":
-        if e.round is not None:
-            d["round"] = e.round
-        d["order"] = list(e.order)
-        for k, v in e.extra:
-            d.setdefault(k, verbatim(v))
-        return d
+    return d
 
 
 def dump(t: Tournament) -> str:

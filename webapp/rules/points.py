@@ -84,25 +84,35 @@ def administrative_correction(rs: RuleSet, sums: Sequence[Decimal]) -> tuple[Dec
     """SEM-C5: a wrong table total is borne by the winner.
 
     An excess is taken from the winner; a shortfall is added in equal parts to
-    the other players. Interpretation: when a shortfall does not split into
-    whole cents, the odd cents go to the other players in sheet order.
-    Examples: 15 / 10 / 6 → 14 / 10 / 6; 14 / 9 / 6 → 14 / 9.50 / 6.50.
+    the other players. Examples: 15 / 10 / 6 → 14 / 10 / 6; 14 / 9 / 6 → 14 /
+    9.50 / 6.50.
+
+    Interpretation (docs/RULES.md, SEM-C5): with equal highest sums every
+    player on that sum is a winner (SEM-C6 shares the places), so an excess is
+    taken from them in equal parts (15 / 15 / 1 → 14.50 / 14.50 / 1) and a
+    shortfall goes to the players below them; when all sums are equal the
+    difference is shared by everybody. Odd cents go in sheet order.
     """
     expected = rs.expected_total(len(sums))
     result = [Decimal(s) for s in sums]
     if expected is None or not rs.winner_bears_total:
         return tuple(result)
     diff = sum(result, Decimal(0)) - expected
-    w = winner_index(result)
-    if diff > 0:
-        result[w] -= diff
-    elif diff < 0:
-        others = [i for i in range(len(result)) if i != w]
-        cents = int(-diff / CENT)
-        share, odd = divmod(cents, len(others))
-        for k, i in enumerate(others):
-            result[i] += (share + (1 if k < odd else 0)) * CENT
+    top = max(result)
+    winners = [i for i, s in enumerate(result) if s == top]
+    others = [i for i in range(len(result)) if i not in winners] or winners
+    if diff:
+        bearers, sign = (winners, -1) if diff > 0 else (others, 1)
+        share, odd = divmod(int(abs(diff) / CENT), len(bearers))
+        for k, i in enumerate(bearers):
+            result[i] += sign * (share + (1 if k < odd else 0)) * CENT
     return tuple(r.quantize(CENT) for r in result)
+
+
+def tied_winners(sums: Sequence[Decimal]) -> bool:
+    """Whether more than one player has the highest sum (SEM-C5 interpretation applies)."""
+    top = max(sums)
+    return sum(1 for s in sums if s == top) > 1
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from decimal import Decimal
 from flask_babel import gettext as _
 
 from ..extensions import db
-from ..models import Event, Player, Round, Tournament, utcnow
+from ..models import Event, Player, Round, Sheet, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
 from ..rules.standings import field_status
 from . import rounds as round_service
@@ -110,6 +110,9 @@ def add_card(t: Tournament, start_no, colour: str, round_no, referees, actor: st
     if colour == "red" and len(refs) < 2:
         raise ServiceError(_("A red card needs at least two referees (SEM-E): name the second referee."),
                            field="referee2")
+    yellows_before = sum(1 for e in t.events if e.type == "card" and e.colour == "yellow" and e.start_no == p.start_no)
+    if colour == "red" or yellows_before == 1:
+        _check_later_rounds(t, r, p.start_no)
     ev = Event(tournament=t, type="card", start_no=p.start_no, colour=colour, round=r.number,
                referees=refs, reason=(reason or "").strip(), created_by=actor)
     db.session.add(ev)
@@ -126,7 +129,46 @@ def add_card(t: Tournament, start_no, colour: str, round_no, referees, actor: st
         tab, _i = round_service.seat_of(r, p.start_no)
         if p.start_no not in table_dq(tab)[0]:
             result.update(mark_disqualified(t, r, p.start_no, actor, reason=_("card")))
+    elif out and r.status == "closed" and round_service.seat_of(r, p.start_no) is not None:
+        tab, _i = round_service.seat_of(r, p.start_no)
+        if p.start_no not in table_dq(tab)[0] and tab.sheet is not None:
+            result.update(_disqualify_after_close(t, r, tab, p.start_no, actor))
     return result
+
+
+def _check_later_rounds(t: Tournament, r: Round, start_no: int) -> None:
+    """A card that disqualifies in round r (SEM-E6, E8) takes the player out from
+    round r on: refused while the player sits in a later round already drawn."""
+    for later in t.rounds:
+        if later.number > r.number and round_service.seat_of(later, start_no) is not None:
+            if later.status == "draft":
+                raise ServiceError(_("Round %(n)d is drawn with start number %(s)d: discard that draw first, "
+                                     "give the card, then draw again.", n=later.number, s=start_no), field="round")
+            raise ServiceError(_("Start number %(s)d plays in round %(n)d: a card that disqualifies is given in "
+                                 "that round.", s=start_no, n=later.number), field="round")
+
+
+def _disqualify_after_close(t: Tournament, r: Round, tab, start_no: int, actor: str) -> dict:
+    """SEM-D1c (or D1b, D1a) where the card happens: a red card given after round r
+    closed disqualifies the player at that round's table. The sums stay as signed; a
+    new sheet version adds the disqualification (the old one is kept, superseded),
+    so the table-mates get their SEM-D1 points and money at once."""
+    old = tab.sheet
+    dq = [s for s in tab.players if s in (old.disqualified or ()) or s == start_no]
+    old.status = "superseded"
+    sheet = Sheet(table=tab, version=max(x.version for x in tab.sheets) + 1, status="accepted",
+                  sums=list(old.sums), entered_sums=old.entered_sums, points=None, disqualified=dq,
+                  early=bool(old.early), source=old.source, note=old.note, created_by=actor)
+    db.session.add(sheet)
+    bump(t)
+    db.session.flush()
+    case = dq_case(tab, dq)
+    audit("discipline.disqualify", actor, {
+        "round": r.number, "table": tab.number, "start_no": start_no, "reason": "card after the round closed",
+        "rule": f"SEM-{case}", "old": {"disqualified": list(old.disqualified or ()), "points": old.points,
+                                       "version": old.version},
+        "new": {"disqualified": dq, "version": sheet.version}, "sheet": "new version"}, t.id)
+    return {"table": tab.number, "case": case, "sheet_in": True}
 
 
 def withdraw(t: Tournament, start_no, after_round, actor: str, version, reason: str = "") -> Event:

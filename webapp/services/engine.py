@@ -48,4 +48,5 @@ def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: boo
     return rules.Tournament(
         players=[rules_player(p) for p in t.players], rounds=rounds, ruleset=t.ruleset, name=t.name,
         date=t.date.isoformat() if t.date else None, events=[rules_event(e) for e in t.events],
-        corrections=[c.record for c in t.corrections])
+        corrections=[c.record for c in t.corrections],
+        nomination_duty=dict(t.nomination_duty) if t.nomination_duty is not None else None)

@@ -20,7 +20,7 @@ from ..extensions import db
 from ..models import Case, Correction as CorrectionRow, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
-from ..rules.points import administrative_correction, sheet_hints, table_outcome
+from ..rules.points import administrative_correction, sheet_hints, table_outcome, tied_winners
 from ..rules.report import ReportError, standings_report
 from ..rules.ruleset import RuleSet, get_ruleset
 from ..rules.seating import Draw, DrawError, SeatedTable, draw
@@ -95,6 +95,7 @@ class SheetPreview:
     disqualified: list[int] = field(default_factory=list)
     early: bool = False
     running: Decimal | None = None  # the total of the sums typed so far, while one is still missing
+    tied_winners: bool = False  # SEM-C5 interpretation: equal highest sums share the difference
 
     @property
     def complete(self) -> bool:
@@ -204,6 +205,12 @@ def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = N
     if p.wrong_total:
         p.corrected = administrative_correction(rs, sums)
         p.corrected_points = rs.table_points(p.corrected)
+        p.tied_winners = tied_winners(sums)
+        # SEM-C11 also holds for the corrected sums (record_sheet refuses them too)
+        seen = {pos for _c, pos, _s in p.impossible}
+        for h in sheet_hints(rs, p.corrected):
+            if h.rule == "SEM-C11" and h.position not in seen:
+                p.impossible.append((h.code, h.position, p.corrected[h.position]))
     return p
 
 
@@ -526,9 +533,17 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
         "rows": rows, "clubs": clubs, "cut": cut, "publication": publication(r),
         "qualification_rounds": rs.qualification_rounds, "ruleset": rs,
         "any_tie": any(row["tie"] for row in rows),
+        "must_nominate": _must_nominate(t, rt) if clubs else [],
         "unranked": sorted(set(status.disqualified) | set(status.unranked_substitutes)),
         "disqualified": sorted(status.disqualified), "unranked_substitutes": sorted(status.unranked_substitutes),
     }
+
+
+def _must_nominate(t: Tournament, rt: rules.Tournament) -> list[str]:
+    """SEM-B3a: the clubs whose duty to nominate was fixed at round 1."""
+    from ..rules.season import NOMINATE_ABOVE, nomination_duty
+
+    return sorted(c for c, k in nomination_duty(rt).items() if k > NOMINATE_ABOVE)
 
 
 def public_standings_round(t: Tournament) -> int | None:
@@ -673,17 +688,22 @@ def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> 
         raise ServiceError(_("Choose the kind of correction."), field="kind")
     n = len(tab.players)
     values = (list(values) + [""] * n)[:n]
+    rt = rules_tournament(t, closed_only=True)
+    recorded = next(x for x in next(x for x in rt.rounds if x.number == round_no).tables if x.table == table_no)
     sums = []
     for i, v in enumerate(values):
         if not str(v or "").strip():
+            if tab.players[i] in recorded.disqualified:
+                # SEM-D1: a disqualified player's sum counts for nobody; keep it as recorded
+                sums.append(recorded.sums[i])
+                continue
             raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
         sums.append(_parse_one(v, i))
     expected = rs.expected_total(n)
-    if expected is not None and sum(sums) != expected:
+    # with a disqualification the sums are those at that moment (SEM-D1c): no table total
+    if expected is not None and sum(sums) != expected and not recorded.disqualified:
         raise ServiceError(_("The real sums total %(total)s, the table total must be %(exp)s.",
                              total=f"{sum(sums):.2f}", exp=f"{expected:.2f}"), field="total")
-    rt = rules_tournament(t, closed_only=True)
-    recorded = next(x for x in next(x for x in rt.rounds if x.number == round_no).tables if x.table == table_no)
     if tuple(sums) == tuple(recorded.sums) and recorded.points is None:
         raise ServiceError(_("These are the recorded sums: there is nothing to correct."), field="sum0")
     nxt = next((x for x in t.rounds if x.number == round_no + 1), None)
@@ -808,8 +828,8 @@ def _apply_c10(t: Tournament, pv: CorrectionPreview, kind: str, asked_by: str, a
     old.status = "superseded"
     sheet = Sheet(table=tab, version=max(s.version for s in tab.sheets) + 1, status="accepted",
                   sums=[f"{s:.2f}" for s in c.table.sums],
-                  points=round_service.points_json(c.table.points), disqualified=[], early=False,
-                  source="correction", note=f"SEM-C10 {kind}", created_by=actor)
+                  points=round_service.points_json(c.table.points), disqualified=list(c.table.disqualified),
+                  early=bool(c.table.early), source="correction", note=f"SEM-C10 {kind}", created_by=actor)
     db.session.add(sheet)
     swapped = []
     if pv.seat_changes or pv.advancing_changes:

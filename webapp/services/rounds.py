@@ -17,7 +17,7 @@ from ..rules.model import CENT
 from ..rules.points import administrative_correction, sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..rules.seating import DrawError, draw
-from ..rules.season import NominationError, nominations
+from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nominations
 from . import chain
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_tournament
@@ -34,9 +34,22 @@ def next_round_number(t: Tournament) -> int:
 
 def apply_auto_nominations(t: Tournament, actor: str) -> list[str]:
     """SEM-B3b: clubs that had to nominate and did not are nominated automatically
-    at the start of round 1. Returns the clubs nominated that way."""
+    at the start of round 1. Returns the clubs nominated that way.
+
+    SEM-B3a: the duty (who must nominate) is fixed here, between the end of
+    check-in and round 1, and stored: a substitute who joins later does not
+    change it (`rules.season.nomination_duty`)."""
+    rt = rules_tournament(t)
+    rt.nomination_duty = None  # a redraw of round 1 fixes it again from the players present now
+    duty = nomination_duty(rt)
+    if duty != t.nomination_duty:
+        audit("nominations.duty", actor, {"old": t.nomination_duty, "new": duty,
+                                          "must_nominate": sorted(c for c, k in duty.items() if k > NOMINATE_ABOVE)},
+              t.id)
+    t.nomination_duty = duty
+    rt.nomination_duty = duty
     try:
-        noms = nominations(rules_tournament(t))
+        noms = nominations(rt)
     except NominationError as e:
         raise ServiceError(str(e)) from e
     auto = []
@@ -61,6 +74,13 @@ def draw_error_text(e: DrawError) -> str:
                         "add %(num)d players or withdraw %(withdraw)d.",
                         e.details["add"], r=e.details["round"], count=e.details["count"],
                         size=e.details["size"], withdraw=e.details["withdraw"])
+    if e.code == "cut-not-divisible":
+        return ngettext("Round %(r)d: %(count)d advancing players cannot be seated at tables of %(size)d, and "
+                        "nobody can join a cut round: withdraw %(num)d advancing player (SEM-D4), then draw again.",
+                        "Round %(r)d: %(count)d advancing players cannot be seated at tables of %(size)d, and "
+                        "nobody can join a cut round: withdraw %(num)d advancing players (SEM-D4), then draw "
+                        "again.", e.details["withdraw"], r=e.details["round"], count=e.details["count"],
+                        size=e.details["size"])
     if e.code == "no-players":
         return _("Round %(r)d: there are no players to seat. Check the players in first.", r=e.details["round"])
     return str(e)
@@ -264,7 +284,9 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
                                      exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
             entered = [f"{s:.2f}" for s in sums]
             sums = list(administrative_correction(rs, sums))
-        elif blocking:
+            # SEM-C11 holds for the sums as they count: 60 / -20 / -5 is not 55 / -20 / -5
+            blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
+        if blocking:
             h = blocking[0]
             raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
                                  "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",

@@ -78,8 +78,13 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str) -> T
         t.corrections.append(Correction(record=c, created_by=actor))
     if rt.rounds:
         t.status = "finished" if is_final(rt, rs=rs) else "running"
-        # round 1 was played: its nominations are history, published with it (SEM-B3b)
+        # round 1 was played: its nominations are history, published with it (SEM-B3b),
+        # and the duty to nominate was fixed when it started (SEM-B3a)
         t.nominations_published_at = now
+        if get_ruleset(rt.ruleset).club_championship:
+            from ..rules.season import nomination_duty
+
+            t.nomination_duty = nomination_duty(rt)
     db.session.add(t)
     db.session.flush()
     audit("tournament.import", actor, {"source": PurePath(source_name).name, "players": len(rt.players),

@@ -14,8 +14,10 @@ depends_on = None
 
 
 def upgrade():
-    pass
+    with op.batch_alter_table('tournament') as batch:
+        batch.add_column(sa.Column('nomination_duty', sa.JSON(), nullable=True))
 
 
 def downgrade():
-    pass
+    with op.batch_alter_table('tournament') as batch:
+        batch.drop_column('nomination_duty')

@@ -59,9 +59,21 @@ def _render(t: Tournament, n: int, r: Round | None, *, status: int = 200, error:
                warnings=list(warnings), swap_form=swap_form,
                can_draw=r is None and n == rounds.next_round_number(t) and n <= rs.rounds,
                progress=rounds.tables_in(r) if r is not None else (0, 0), clock=clock_context(r),
-               kind=rs.round_kind(n), seated=sum(len(x["seats"]) for x in tables))
+               kind=rs.round_kind(n), seated=sum(len(x["seats"]) for x in tables),
+               d1b_note=_freed_seats(t, n) if rs.round_kind(n) == "shift" else False)
     template = "operator/rounds/_draw.html" if htmx else "operator/rounds/round.html"
     return render_template(template, **ctx), status
+
+
+def _freed_seats(t: Tournament, n: int) -> bool:
+    """Whether the shift into round n has seats freed by a disqualification or a
+    withdrawal, so the draw page states how they are filled (SEM-D1b)."""
+    prev = next((x for x in t.rounds if x.number == n - 1), None)
+    if prev is None:
+        return False
+    return (any(tab.sheet is not None and tab.sheet.disqualified for tab in prev.tables)
+            or any(e.type == "withdrawn" and e.after_round == n - 1 for e in t.events)
+            or any(e.type == "card" and e.round == n - 1 for e in t.events))
 
 
 def _confirm_window(t: Tournament, n: int, window: dict, action: str, version):
