@@ -272,9 +272,6 @@ def export_file(tournament_id: int, output: str | None) -> None:
         raise BadInput(_one_line(f"{output}: cannot write the file ({e.strerror or e})")) from None
 
 
-def _add_server_commands() -> None:
-    from .server_cli import COMMANDS  # only click at import time, like this module
-
 @listok.command("verify")
 @click.option("--tournament", "tournament_id", metavar="ID", type=int, help="Only this tournament.")
 @_guarded
@@ -292,6 +289,9 @@ def verify(tournament_id: int | None) -> None:
     if not all(v.ok for v in verdicts):
         sys.exit(1)
 
+
+def _add_server_commands() -> None:
+    from .server_cli import COMMANDS  # only click at import time, like this module
 
     for command in COMMANDS:
         listok.add_command(command)
