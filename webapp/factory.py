@@ -58,6 +58,9 @@ def build_app(config: dict | None = None) -> Flask:
     app.register_blueprint(admin.bp)
     app.register_blueprint(sync_bp)
     app.register_blueprint(referee.bp)
+    from . import error_pages
+
+    error_pages.init_app(app)  # after the blueprints: it takes over their app-wide 404/405
 
     app.jinja_env.filters["money"] = i18n.money
     app.jinja_env.filters["amount"] = i18n.amount

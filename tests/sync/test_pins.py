@@ -421,7 +421,9 @@ def test_the_pin_slip_button_issues_a_pin_and_shows_the_printable_slip(app, op, 
     html = r.get_data(as_text=True)
     pin = re.search(r'class="pin-slip-digits">(\d+)<', html).group(1)
     assert name in html and 'class="pin-slip-no">3<' in html and "data-print" in html
-    assert "After 5 wrong PINs signing is locked for 15 minutes." in html
+    # the slip speaks the players' languages (sk and cs), not the operator's (en here)
+    assert "Po 5 nesprávnych PIN-och sa podpisovanie na 15 minút zablokuje." in html
+    assert "Po 5 chybných PINech se podepisování na 15 minut zablokuje." in html
     with app.app_context():
         assert is_pin(player(tid, 3), pin)
     # now the row links to the page, where a new PIN replaces the old one

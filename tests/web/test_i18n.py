@@ -1,4 +1,5 @@
 """Money and points in the locale's format; the language switch is remembered."""
+from pathlib import Path
 from decimal import Decimal
 
 import pytest
@@ -59,3 +60,224 @@ def test_catalogs_cover_every_string(tmp_path):
             expected = set(placeholder.findall(ids[-1]))
             for s in strings:
                 assert set(placeholder.findall(s)) <= expected | set(placeholder.findall(ids[0])), (lang, mid, s)
+
+
+# --------------------------------------------------------------------------- every page, rendered
+
+
+ENGLISH_WORDS = {"the", "and", "please", "your", "this", "is", "are", "of", "with", "not", "for", "has", "have",
+                 "was", "you", "an", "been", "there", "will", "cannot", "must", "from", "which", "what", "when",
+                 "into", "than", "then", "should", "would", "here", "it", "its", "they", "their", "we", "our"}
+NOT_PAGES = {"static", "table.service_worker", "public.web_manifest", "sync.table", "operator.export_file",
+             "operator.export_csv", "public.find_player"}  # files, JSON and redirects, not pages
+
+
+class _Text(__import__("html.parser").parser.HTMLParser):
+    """What a reader sees or hears: text, the attributes that are read out or
+    shown, and the strings of JSON blocks the page's scripts show."""
+    SPOKEN = ("title", "aria-label", "placeholder", "alt", "data-confirm", "data-label")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.skip, self.json = [], 0, False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "style"):
+            self.skip += 1
+            self.json = tag == "script" and attrs.get("type") == "application/json"
+        for name in self.SPOKEN:
+            if attrs.get(name):
+                self.parts.append(attrs[name])
+        if tag == "input" and attrs.get("type") in ("submit", "button") and attrs.get("value"):
+            self.parts.append(attrs["value"])
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skip -= 1
+            self.json = False
+
+    def handle_data(self, data):
+        if self.json:
+            import json
+
+            def strings(v):
+                if isinstance(v, str):
+                    yield v
+                elif isinstance(v, dict):
+                    for x in v.values():
+                        yield from strings(x)
+                elif isinstance(v, list):
+                    for x in v:
+                        yield from strings(x)
+            try:
+                self.parts.extend(strings(json.loads(data)))
+            except ValueError:
+                pass
+        elif not self.skip:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    p = _Text()
+    p.feed(html)
+    return "\n".join(" ".join(x.split()) for x in p.parts if x.strip())
+
+
+def english_in(text: str, english_msgids) -> list[str]:
+    """Lines of `text` with an English function word or a whole English message."""
+    import re
+
+    found = []
+    for line in text.split("\n"):
+        line = re.sub(r"(https?://|/s/)\S+", " ", line)  # links: a signed token may spell "We"
+        # whole words ("Dušan" holds no "an"), codes such as the receipt TVHM-IT47 left out
+        words = {w.lower() for w in re.findall(r"[^\W\d_]+", line) if not w.isupper()}
+        if words & ENGLISH_WORDS or any(m in line for m in english_msgids):
+            found.append(line)
+    return found
+
+
+@pytest.fixture
+def venue(app):
+    """A demo venue with a tournament in each state: being prepared, drawn (draft),
+    the demo (rounds 1-2 closed just now, round 3 running, a discrepancy report
+    and a phone dispute for the referee), and finished."""
+    from tests.helpers import issue_pins, make_tournament, play_round, signed_submission
+    from webapp.demo import create_demo
+    from webapp.extensions import db
+    from webapp.models import Tournament
+    from webapp.services import cases, rounds
+
+    with app.app_context():
+        demo, _login = create_demo(45)
+        db.session.commit()
+    setup = make_tournament(app, 9, name="SEM 6 - Žilina")
+    draft = make_tournament(app, 9, name="SEM 7 - Levice")
+    with app.app_context():
+        rounds.draw_round(db.session.get(Tournament, draft), "test")
+        db.session.commit()
+    finished = make_tournament(app, 9, name="SEM 8 - Nitra")
+    for seed in range(1, 12):
+        with app.app_context():
+            if db.session.get(Tournament, finished).status == "finished":
+                break
+        play_round(app, finished, seed=seed)
+    pins = issue_pins(app, demo)
+    with app.app_context():
+        t = db.session.get(Tournament, demo)
+        r2 = t.rounds[1]
+        tab = r2.tables[0]
+        cases.report_discrepancy(t, tab.players[0], tab.number, 2, "Moja suma je 12,50.", referee="Rozhodca")
+        r3 = t.rounds[2]
+        missing = [x.number for x in r3.tables if x.sheet is None]
+        db.session.commit()
+    client = app.test_client()
+    for sums in ([1000, 1200, 800], [1100, 1100, 800]):  # two phones, two different sheets: a dispute
+        client.post("/api/v1/sheets", json=signed_submission(app, demo, 3, missing[0], sums, pins))
+    return {"demo": demo, "setup": setup, "draft": draft, "finished": finished}
+
+
+def _urls(app, tids) -> list[str]:
+    """Every GET page of the app, filled in for each tournament."""
+    from webapp.extensions import db
+    from webapp.models import Case, Tournament, User
+    from webapp.services.rounds import next_round_number
+    from webapp.services.tokens import table_token
+
+    urls = []
+    with app.app_context(), app.test_request_context():
+        from flask import url_for
+
+        users = db.session.scalars(db.select(User.id)).all()
+        case_ids = db.session.scalars(db.select(Case.id)).all()
+        for rule in app.url_map.iter_rules():
+            if "GET" not in rule.methods or rule.endpoint in NOT_PAGES:
+                continue
+            args = set(rule.arguments)
+            if not args & {"tid", "token"}:
+                choices = [{}]
+                if "uid" in args:
+                    choices = [{"uid": u} for u in users]
+                elif "cid" in args:
+                    choices = [{"cid": c} for c in case_ids]
+                elif args:
+                    raise AssertionError(f"{rule.rule}: the page sweep does not know how to fill {args}")
+                urls += [url_for(rule.endpoint, **c) for c in choices]
+                continue
+            for tid in tids:
+                t = db.session.get(Tournament, tid)
+                numbers = [r.number for r in t.rounds] + [next_round_number(t)]
+                p = t.players[0]
+                known = {"tid": tid, "pid": p.id, "start_no": p.start_no, "table": 1}
+                unknown = args - set(known) - {"n", "token"}
+                assert not unknown, f"{rule.rule}: the page sweep does not know how to fill {unknown}"
+                if "token" in args:
+                    urls += [url_for(rule.endpoint, token=table_token(tid, r.number, 1))
+                             for r in t.rounds if r.status != "draft"]
+                elif "n" in args:
+                    urls += [url_for(rule.endpoint, n=n, **{k: v for k, v in known.items() if k in args})
+                             for n in numbers]
+                else:
+                    urls.append(url_for(rule.endpoint, **{k: v for k, v in known.items() if k in args}))
+    return sorted(set(urls))
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the words do not depend on the database
+@pytest.mark.parametrize("lang", ["sk", "cs"])
+def test_every_page_renders_without_english_in_slovak_and_czech(app, venue, lang):
+    """Issue 8: every page of the app (operator, referee, public, the table page,
+    sign-in, with a tournament in each state), the extensions' messages (Flask-Login,
+    WTForms) and the objection-window step render with no English word."""
+    from babel.messages.pofile import read_po
+
+    from tests.helpers import login
+    from webapp.demo import DEMO_ADMIN, DEMO_REFEREE
+
+    root = Path(__file__).resolve().parents[2]
+    catalog = read_po((root / f"webapp/translations/{lang}/LC_MESSAGES/messages.po").open("rb"))
+    english = {m.id for m in catalog if isinstance(m.id, str) and m.string != m.id and len(m.id.split()) >= 3
+               and "%" not in m.id}
+    urls = _urls(app, venue.values())
+    problems = {}
+
+    def check(label, response):
+        assert response.status_code < 500, (label, response.status_code)
+        if response.mimetype == "text/html":
+            found = english_in(visible_text(response.get_data(as_text=True)), english)
+            if found:
+                problems[label] = found[:3]
+
+    anon, staff, referee = app.test_client(), app.test_client(), app.test_client()
+    for c in (anon, staff, referee):
+        c.set_cookie("lang", lang)
+    check("GET /operator/ (signed out)", anon.get("/operator/", follow_redirects=True))
+    check("POST /login (empty)", anon.post("/login", data={}))
+    check("POST /login (wrong)", anon.post("/login", data={"username": "admin", "password": "wrong-one"}))
+    for url in urls:
+        check(f"GET {url} (visitor)", anon.get(url, follow_redirects=True))
+    login(staff, *DEMO_ADMIN)
+    login(referee, *DEMO_REFEREE)
+    for url in urls:
+        check(f"GET {url} (admin)", staff.get(url, follow_redirects=True))
+        if url.startswith("/referee"):
+            check(f"GET {url} (referee)", referee.get(url, follow_redirects=True))
+    from webapp.extensions import db
+    from webapp.models import Tournament
+
+    with app.app_context():
+        v = db.session.get(Tournament, venue["setup"]).version
+    check("POST draw, no players in", staff.post(f"/operator/t/{venue['setup']}/round/1/draw", data={"version": "0"}))
+    check("POST player, empty form", staff.post(f"/operator/t/{venue['setup']}/players", data={"version": str(v)}))
+    tid = venue["finished"]
+    import tests.helpers as h
+
+    closed = h.make_tournament(app, 9, name="SEM 9 - Senica")
+    h.play_round(app, closed)
+    with app.app_context():
+        v = db.session.get(Tournament, closed).version
+    r = staff.post(f"/operator/t/{closed}/round/2/draw", data={"version": str(v)})
+    assert 'id="objection-window"' in r.get_data(as_text=True)
+    check("POST draw in the objection window", r)
+    assert len(urls) > 40 and tid
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())

@@ -58,8 +58,8 @@ def test_sem_c9_publish_during_the_window_names_the_waiting_reports(app, op):
     with app.app_context():
         t = db.session.get(Tournament, tid)
         tab = t.rounds[0].tables[0]
-        cases.report_discrepancy(t, tab.players[0], tab.number, 1, "My sum is 12,50, not 2,50.")
-        cases.report_discrepancy(t, tab.players[1], tab.number, 1, "Mine too.")
+        cases.report_discrepancy(t, tab.players[0], tab.number, 1, "My sum is 12,50, not 2,50.", referee="Referee")
+        cases.report_discrepancy(t, tab.players[1], tab.number, 1, "Mine too.", referee="Referee")
         rounds.draw_round(t, "test")
         db.session.commit()
     age_window(app, tid, 1, 9)  # 1 minute left (rounded up)
@@ -110,7 +110,7 @@ def test_sem_c9_objection_window_service_counts_only_open_reports_of_the_previou
     with app.app_context():
         t = db.session.get(Tournament, tid)
         tab = t.rounds[0].tables[0]
-        c = cases.report_discrepancy(t, tab.players[0], tab.number, 1, "Wrong sum.")
+        c = cases.report_discrepancy(t, tab.players[0], tab.number, 1, "Wrong sum.", referee="Referee")
         assert rounds.objection_window(t, 2)["pending_reports"] == 1
         cases.reject(c, "referee", "The sheet is right.")
         w = rounds.objection_window(t, 2)
