@@ -1,6 +1,6 @@
 """Phones sending signed sheets to the venue server over a bad network.
 
-    python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--fast-pins]
+    python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--scrypt-pins]
                                     [--pins arrival|proofs|both] [--no-browser]
 
 The app runs under waitress on 127.0.0.1 (8 threads, as `listok serve`), behind
@@ -13,8 +13,9 @@ same idempotency key until it gets a confirmed answer. Printed: sheets stored
 p50/p95 from a phone's first try to its confirmed answer, and throughput — on
 SQLite (a temp file) and, with --database-url or TEST_DATABASE_URL, on
 PostgreSQL (a schema of its own, dropped afterwards). Twice: with the PINs
-checked when the sheet arrives (a sheet signed offline: 3 scrypt checks
-each), and with PIN proofs (a sheet signed online: each PIN was checked while
+checked when the sheet arrives (a sheet signed offline: 3 keyed PIN
+verifiers each, or with --scrypt-pins the scrypt hashes of an older
+database), and with PIN proofs (a sheet signed online: each PIN was checked while
 its player signed, and the sheet carries the server's proof instead).
 
 Then the table page's transferred size in Debian's chromium at 360 px (bytes
@@ -51,19 +52,21 @@ from sqlalchemy import func, select  # noqa: E402
 from waitress.server import create_server  # noqa: E402
 from werkzeug.security import generate_password_hash  # noqa: E402
 
+from webapp.services import pins as pin_service  # noqa: E402
+
 from tests.browser.netproxy import FlakyProxy  # noqa: E402
 from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Round, Sheet, Submission, Tournament  # noqa: E402
 from webapp.services import rounds  # noqa: E402
-from webapp.services.pins import HASH_METHOD, pin_proof  # noqa: E402
+from webapp.services.pins import pin_proof  # noqa: E402
 from webapp.services.tokens import table_token  # noqa: E402
 from webapp.simulate import make_players, table_sums  # noqa: E402
 from webapp.sync.protocol import Content  # noqa: E402
 
 CONFIRMED = {"accepted", "needs-referee", "dispute"}
-FAST_PIN_HASH = "pbkdf2:sha256:1000"
+SCRYPT = "scrypt:16384:8:1"  # what databases made before keyed verifiers hold
 
 
 class Served:
@@ -102,7 +105,7 @@ def drawing(rng: random.Random) -> str:
     return " ".join(parts)
 
 
-def setup(app, n_tables: int, fast_pins: bool, proofs: bool = False) -> tuple[int, list[dict]]:
+def setup(app, n_tables: int, scrypt_pins: bool, proofs: bool = False) -> tuple[int, list[dict]]:
     """A published round 1 with one table per phone, PINs, and each table's signed sheet."""
     rng = random.Random(11)
     with app.app_context():
@@ -113,12 +116,14 @@ def setup(app, n_tables: int, fast_pins: bool, proofs: bool = False) -> tuple[in
                                     rating=p.rating, present=True))
         db.session.add(t)
         db.session.commit()
-        method = FAST_PIN_HASH if fast_pins else HASH_METHOD
         pins = {p.start_no: f"{rng.randrange(10000):04d}" for p in t.players}
-        # the PINs as services.pins.issue_pin stores them, hashed on both cores (scrypt releases the GIL)
-        with ThreadPoolExecutor(4) as pool:
-            hashes = dict(zip(pins, pool.map(lambda pin: generate_password_hash(pin, method=method),
-                                             pins.values())))
+        if scrypt_pins:  # hashed on both cores (scrypt releases the GIL)
+            with ThreadPoolExecutor(4) as pool:
+                hashes = dict(zip(pins, pool.map(lambda pin: generate_password_hash(pin, method=SCRYPT),
+                                                 pins.values())))
+        else:  # as services.pins.issue_pin stores them
+            key = pin_service.pepper(t.id, t.pin_salt)
+            hashes = {s: pin_service.verifier(key, t.id, s, pin) for s, pin in pins.items()}
         for p in t.players:
             p.pin_hash = hashes[p.start_no]
         r = rounds.draw_round(t, "bench")
@@ -182,10 +187,10 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool, proofs: bool) -> None:
+def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool, proofs: bool) -> None:
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
     app.logger.setLevel(logging.CRITICAL)  # a 5xx is counted below, not printed with its traceback
-    tid, bodies = setup(app, n, fast_pins, proofs)
+    tid, bodies = setup(app, n, scrypt_pins, proofs)
     with Served(app) as served:
         proxy = FlakyProxy(served.url, drop_rate=drop, seed=7).start()
         try:
@@ -219,7 +224,8 @@ def run_submissions(url: str, label: str, n: int, drop: float, fast_pins: bool, 
     mismatched = [o["table"] for o in ok if receipts.get(o["table"]) != [o["receipt"]]]
     lat = [o["latency"] * 1000 for o in ok]
     pins = ("PIN proofs from signing online" if proofs else
-            "PINs checked on arrival: " + ("fast PIN hash" if fast_pins else "scrypt, 3 checks per sheet"))
+            "PINs checked on arrival: " + ("scrypt (an older database)" if scrypt_pins else "keyed verifiers")
+            + ", 3 per sheet")
     print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the commit ({pins})")
     print(f"  sheets stored        {len(stored):6d}   (must be {n})")
     print(f"  duplicates           {duplicates:6d}   (must be 0)")
@@ -244,7 +250,7 @@ def poll_cost(n_tables: int = 140) -> None:
     empty and every 3 s while players sign (own-phone signatures, docs/SYNC.md)."""
     tmp = tempfile.mkdtemp(prefix="listok-bench-")
     app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/poll.db", "SECRET_KEY": "bench"})
-    _tid, bodies = setup(app, n_tables, fast_pins=True)
+    _tid, bodies = setup(app, n_tables, scrypt_pins=False)
     client = app.test_client()
     print(f"\n[table state] GET /api/v1/table in-process, SQLite, {n_tables} tables of 3")
     for label, query in (("state", lambda b: {"token": b["token"]}),
@@ -264,7 +270,7 @@ def poll_cost(n_tables: int = 140) -> None:
 def page_sizes(browser_too: bool) -> None:
     tmp = tempfile.mkdtemp(prefix="listok-bench-")
     app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/page.db", "SECRET_KEY": "bench"})
-    tid, _bodies = setup(app, 3, fast_pins=True)
+    tid, _bodies = setup(app, 3, scrypt_pins=False)
     with app.test_request_context():
         path = f"/s/{table_token(tid, 1, 1)}"
     with Served(app) as served:
@@ -371,7 +377,7 @@ def main() -> None:
     ap.add_argument("--phones", type=int, default=130)
     ap.add_argument("--drop", type=float, default=0.2)
     ap.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL"))
-    ap.add_argument("--fast-pins", action="store_true", help="cheap PIN hashes (measures the rest of the path)")
+    ap.add_argument("--scrypt-pins", action="store_true", help="the scrypt PIN hashes of an older database")
     ap.add_argument("--pins", choices=("arrival", "proofs", "both"), default="both",
                     help="PINs checked when the sheet arrives, PIN proofs from signing online, or both runs")
     ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
@@ -379,10 +385,10 @@ def main() -> None:
 
     for proofs in {"arrival": (False,), "proofs": (True,), "both": (False, True)}[args.pins]:
         with tempfile.TemporaryDirectory() as tmp:
-            run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.fast_pins, proofs)
+            run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.scrypt_pins, proofs)
         if args.database_url:
             with temporary_schema(args.database_url, "bench") as url:
-                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.fast_pins, proofs)
+                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.scrypt_pins, proofs)
     poll_cost()
     page_sizes(browser_too=not args.no_browser)
 
