@@ -210,6 +210,10 @@ class Sheet(db.Model):
     signatures: Mapped[list | None] = mapped_column(JSON)
     receipt: Mapped[str | None] = mapped_column(String(12), index=True)
     base_version: Mapped[int] = mapped_column(default=0, server_default="0")
+    # what the content hash is computed from (phone: the signed content; else the server's canonical
+    # form), and the chain entry that stored this sheet (services/chain.py)
+    content: Mapped[dict | None] = mapped_column(JSON)
+    chain_seq: Mapped[int | None]
 
     table: Mapped[RoundTable] = relationship(back_populates="sheets")
 
@@ -224,10 +228,6 @@ class Submission(db.Model):
     sheet_id: Mapped[int | None] = mapped_column(ForeignKey("sheet.id"))
     http_status: Mapped[int]
     response: Mapped[dict] = mapped_column(JSON)
-    # what the content hash is computed from (phone: the signed content; else the server's canonical
-    # form), and the chain entry that stored this sheet (services/chain.py)
-    content: Mapped[dict | None] = mapped_column(JSON)
-    chain_seq: Mapped[int | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -324,9 +324,12 @@ class AuditEntry(db.Model):
     tournament form the server log (seq null, no MAC)."""
 
     __tablename__ = "audit_entry"
+    __table_args__ = (UniqueConstraint("tournament_id", "seq", name="uq_audit_entry_tournament_seq"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int | None] = mapped_column(index=True)
+    seq: Mapped[int | None]
+    mac: Mapped[str] = mapped_column(String(64), default="", server_default="")
     at: Mapped[datetime] = mapped_column(default=utcnow)
     actor: Mapped[str] = mapped_column(String(120), default="")
     action: Mapped[str] = mapped_column(String(60))
@@ -335,15 +338,12 @@ class AuditEntry(db.Model):
     hash: Mapped[str] = mapped_column(String(64), default="")
 
     def compute_hash(self) -> str:
+        if self.seq is not None:
+            return hashlib.sha256(self.canonical()).hexdigest()
         body = json.dumps(
             [self.prev_hash, self.tournament_id, self.at.isoformat(), self.actor, self.action, self.payload],
             sort_keys=True, ensure_ascii=False, default=str)
-    __table_args__ = (UniqueConstraint("tournament_id", "seq", name="uq_audit_entry_tournament_seq"),)
         return hashlib.sha256(body.encode()).hexdigest()
-    seq: Mapped[int | None]
-    mac: Mapped[str] = mapped_column(String(64), default="", server_default="")
-        if self.seq is not None:
-            return hashlib.sha256(self.canonical()).hexdigest()
 
     def canonical(self) -> bytes:
         """What a chain entry's hash covers (docs/SECURITY.md): keys sorted, no whitespace, UTF-8."""
