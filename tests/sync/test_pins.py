@@ -502,3 +502,165 @@ def test_pin_pages_are_for_operators(app, client, tid):
     assert client.get(f"/operator/t/{tid}/pins").status_code == 403
     with app.app_context():
         assert player(tid, 1).pin_hash is None
+
+
+# --------------------------------------------------------------------------- sheets: cheap work first, PINs issued mid-round
+
+
+@pytest.fixture
+def table1(app, tid):
+    """Round 1 published (3 tables of 3), every player with a PIN issued before it: (pins, players of table 1)."""
+    from tests.helpers import open_round
+
+    issued = issue_pins(app, tid)
+    open_round(app, tid)
+    with app.app_context():
+        from webapp.models import Round
+
+        r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 1))
+        return issued, list(r.tables[0].players)
+
+
+def sheet(app, tid, issued, **kw):
+    from tests.helpers import signed_submission
+
+    return signed_submission(app, tid, 1, 1, [1450, 1000, 550], issued, **kw)
+
+
+def test_a_replay_evaluates_no_pin_and_waits_for_no_writer(app, client, tid, table1, database_url, evaluations):
+    """The idempotency key is looked up on a plain read before anything else
+    (docs/SYNC.md): a replay costs no PIN evaluation and, on SQLite, is answered
+    while another writer holds the write lock."""
+    issued, _players = table1
+    body = sheet(app, tid, issued)
+    first = client.post("/api/v1/sheets", json=body)
+    assert first.status_code == 200 and len(evaluations) == 3  # each PIN evaluated once
+    evaluations.clear()
+    blocker = None
+    if database_url.startswith("sqlite"):
+        import sqlite3
+
+        blocker = sqlite3.connect(database_url.removeprefix("sqlite:///"), isolation_level=None, timeout=1)
+        blocker.execute("BEGIN IMMEDIATE")
+    try:
+        again = client.post("/api/v1/sheets", json=body)
+    finally:
+        if blocker is not None:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+    assert again.status_code == 200 and again.json == {**first.json, "replay": True}
+    assert evaluations == []
+
+
+def test_cheap_refusals_come_before_any_pin_evaluation(app, client, tid, table1, evaluations):
+    issued, players = table1
+    strangers = [s for s in range(1, 10) if s not in players]
+    body = sheet(app, tid, issued)
+    body["signatures"] += [dict(body["signatures"][0], start_no=s, pin=issued[s]) for s in strangers[:5]]
+    r = client.post("/api/v1/sheets", json=body)
+    assert (r.status_code, r.json["error"]) == (422, "not-at-table") and r.json["start_no"] in strangers
+    from tests.helpers import signed_submission
+
+    r = client.post("/api/v1/sheets", json=signed_submission(app, tid, 1, 1, [1000, 1000, 999], issued))
+    assert (r.status_code, r.json["error"]) == (422, "wrong-total")
+    assert evaluations == []
+    with app.app_context():
+        assert db.session.scalar(select(PinAttempt.id)) is None
+
+
+def test_a_proof_stands_for_the_pin_and_an_empty_pin_without_one_is_asked_again(app, client, tid, table1,
+                                                                                  evaluations):
+    issued, players = table1
+    body = sheet(app, tid, issued)
+    r = client.post("/api/v1/pin", json={"token": body["token"], "start_no": players[0], "pin": issued[players[0]],
+                                         "content_hash": body["content_hash"]})
+    body["signatures"][0].update(pin="", pin_proof=r.json["proof"])
+    body["signatures"][1].update(pin="")
+    evaluations.clear()
+    refused = client.post("/api/v1/sheets", json=body)
+    assert (refused.status_code, refused.json["error"], refused.json["start_no"]) == (422, "pin-needed", players[1])
+    assert sorted(refused.json["pin_proofs"]) == sorted([str(players[0]), str(players[2])])
+    assert len(evaluations) == 1  # the third PIN; the proof and the empty PIN evaluate nothing
+    body["signatures"][1].update(pin=issued[players[1]])
+    body["signatures"][2].update(pin="", pin_proof=refused.json["pin_proofs"][str(players[2])])
+    assert client.post("/api/v1/sheets", json=body).json["status"] == "accepted"
+    with app.app_context():
+        assert db.session.scalar(select(PinAttempt.id)) is None  # nothing wrong was ever evaluated
+
+
+def test_a_sheet_signed_with_a_pin_issued_during_the_round_goes_to_the_referee(app, client, tid, table1):
+    """Issue 7: an operator re-issuing players' PINs mid-round cannot make a
+    sheet "signed" by them count; the referee sees who issued which PIN when."""
+    issued, players = table1
+    with app.app_context():
+        p = player(tid, players[0])
+        new_pin = pins.issue_pin(p, actor="Desk Operator")
+        issued_at = p.pin_issued_at
+        db.session.commit()
+        entry = db.session.scalars(select(AuditEntry).where(AuditEntry.action == "pin.issue")
+                                   .order_by(AuditEntry.id.desc())).first()
+        assert (entry.actor, entry.payload["during_round"], entry.payload["replaced"]) == ("Desk Operator", 1, True)
+    r = client.post("/api/v1/sheets", json=sheet(app, tid, {**issued, players[0]: new_pin}))
+    assert r.status_code == 202 and (r.json["status"], r.json["reason"]) == ("needs-referee", "pin-reissued")
+    with app.app_context():
+        from webapp.models import Case, Sheet
+        from webapp.services import cases
+
+        case = db.session.get(Case, r.json["case"])
+        assert case.kind == "pin-reissued"
+        assert case.payload["pin_reissued"] == [{"start_no": players[0], "issued_by": "Desk Operator",
+                                                 "issued_at": issued_at.isoformat(timespec="seconds")}]
+        assert db.session.get(Sheet, case.sheet_id).status == "pending"
+        assert case.sheet_id and db.session.get(Sheet, case.sheet_id).table.sheet is None  # nothing counts
+        cid = case.id
+    make_user(app, "ref", role="referee")
+    login(client, "ref")
+    client.set_cookie("lang", "en")
+    page = client.get(f"/referee/case/{cid}").get_data(as_text=True)
+    with app.app_context():
+        from flask_babel import format_time
+
+        with app.test_request_context():
+            shown = format_time(issued_at, "HH:mm")
+    assert f"PIN of #{players[0]} was issued at {shown} by Desk Operator, after the round started." in page
+    assert "Approve: the signatures are the players’" in page
+    assert client.post(f"/referee/case/{cid}/approve", data={"decision": "approve"}).status_code in (200, 302, 303)
+    with app.app_context():
+        assert db.session.get(Case, cid).status == "approved"
+        assert db.session.get(Sheet, db.session.get(Case, cid).sheet_id).status == "accepted"
+
+
+def test_an_own_phone_signature_with_a_pin_issued_during_the_round_goes_to_the_referee(app, client, tid, table1):
+    issued, players = table1
+    with app.app_context():
+        new_pin = pins.issue_pin(player(tid, players[1]), actor="Desk Operator")
+        db.session.commit()
+    body = sheet(app, tid, issued)
+    draft = {"token": body["token"], "content": body["content"], "content_hash": body["content_hash"]}
+    assert client.post("/api/v1/drafts", json=draft).status_code == 200
+    own = {"token": body["token"], "content_hash": body["content_hash"], "start_no": players[1], "pin": new_pin,
+           "drawing": "M 1 1 L 5 5", "signed_at": "2026-03-14T10:51:02Z"}
+    assert client.post("/api/v1/signatures", json=own).status_code == 200
+    body["signatures"][1] = {"start_no": players[1], "own_phone": True, "hash": body["content_hash"]}
+    r = client.post("/api/v1/sheets", json=body)
+    assert (r.json["status"], r.json["reason"]) == ("needs-referee", "pin-reissued")
+
+
+def test_a_pin_issued_before_the_round_counts_as_before(app, client, tid, table1):
+    issued, _players = table1
+    assert client.post("/api/v1/sheets", json=sheet(app, tid, issued)).json["status"] == "accepted"
+
+
+def test_the_pin_pages_warn_before_a_pin_is_issued_during_a_round(app, op, tid):
+    with app.app_context():
+        pid = player(tid, 3).id
+    page = op.get(f"/operator/t/{tid}/players/{pid}/pin").get_data(as_text=True)
+    assert "is being played" not in page
+    from tests.helpers import open_round
+
+    open_round(app, tid)
+    page = op.get(f"/operator/t/{tid}/players/{pid}/pin").get_data(as_text=True)
+    assert "Round 1 is being played: a PIN issued now does not make a sheet count." in page
+    slips = op.get(f"/operator/t/{tid}/pins").get_data(as_text=True)
+    assert "Round 1 is being played: the next sheet signed in this round with a PIN issued now goes to the referee." \
+        in slips
