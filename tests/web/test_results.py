@@ -865,4 +865,4 @@ def test_player_page_shows_receipts_and_a_plain_title(app, anon):
     page = text(anon.get(f"/t/{tid}/player/{start_no}"))
     title = page.split("<title>")[1].split("</title>")[0]
     assert "<" not in title and title.startswith(f"#{start_no} ")
-    assert page.count(answer["receipt"]) == 1
+    assert page.count(f">{answer['receipt']}<") == 1
