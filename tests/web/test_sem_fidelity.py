@@ -143,6 +143,18 @@ def test_sem_c10_disqualified_table_of_a_closed_round_can_be_corrected(app):
         assert pv.correction.table.disqualified == (x,)
         with pytest.raises(ServiceError, match="values already recorded"):
             results.preview_correction(t, 1, tab.number, ["14.00", "9.50", "3.00"], "fee")
+        # proposed at the desk, approved by a referee: the new version keeps the disqualification
+        case = results.propose_correction(t, 1, tab.number, ["9.50", "14.00", ""], "fee", "player", "op",
+                                          t.version)
+        results.approve_c10(case, t, "Rozhodca")
+        db.session.commit()
+        assert tab.sheet.disqualified == [x] and tab.sheet.source == "correction"
+        out = results.sheet_outcome(t, tab)
+        assert out.points == (3, 5, None) and out.money == (D("10.50"), D("15.00"), None)
+        from webapp.rules.exchange import loads
+        from webapp.services.tournament_file import export_tournament
+
+        loads(export_tournament(t), "export.json")
 
 
 def test_sem_b2_import_of_a_file_with_a_missing_table_is_refused(app):

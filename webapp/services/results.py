@@ -768,8 +768,11 @@ def propose_correction(t: Tournament, round_no, table_no, values, kind: str, ask
         raise ServiceError(_("A correction of round %(r)d, table %(t)d is already waiting for the referee "
                              "(case %(id)d). Nothing was sent: wait for the decision.",
                              r=r.number, t=tab.number, id=waiting.id))
-    typed = [f"{x:.2f}" for x in round_service.parse_sums((list(values) + [""] * 3)[:len(tab.players)],
-                                                          len(tab.players))]
+    values = (list(values) + [""] * 3)[:len(tab.players)]
+    # SEM-D1: a disqualified player's sum may be left empty, it stays as recorded (preview_correction)
+    values = [v if str(v or "").strip() or s not in (tab.sheet.disqualified or ()) else tab.sheet.sums[i]
+              for i, (v, s) in enumerate(zip(values, tab.players))]
+    typed = [f"{x:.2f}" for x in round_service.parse_sums(values, len(tab.players))]
     payload = {"kind": kind, "asked_by": asked_by, "real_sums": typed, "base_version": tab.sheet.version,
                "old_sums": list(tab.sheet.sums), "old_points": tab.sheet.points,
                "consequences": consequences(pv), "warnings": [str(w) for w in pv.warnings]}
