@@ -305,6 +305,14 @@ def open_correction(tab: RoundTable, kinds=("correction",)):
         Case.status == "open", Case.kind.in_(kinds)).order_by(Case.id.desc()).limit(1))
 
 
+def open_corrections(r: Round) -> dict[int, Case]:
+    """Table number → the open SEM-C4 correction of round r, in one query."""
+    rows = db.session.scalars(select(Case).where(
+        Case.tournament_id == r.tournament_id, Case.round == r.number, Case.status == "open",
+        Case.kind == "correction").order_by(Case.id))
+    return {c.table: c for c in rows}
+
+
 def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, *, base_version,
                             correct_total: bool = False, note: str = "", early: bool = False,
                             reason: str = ""):

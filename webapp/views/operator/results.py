@@ -10,7 +10,6 @@ from wtforms import BooleanField, HiddenField, IntegerField, SelectField, String
 from wtforms.validators import Optional
 
 from ...extensions import db, htmx
-from ...models import Sheet
 from ...rules.corrections import KINDS
 from ...rules.ruleset import get_ruleset
 from ...services import discipline as dsvc, results as svc, rounds as round_service
@@ -42,15 +41,19 @@ def _desk_sums(form) -> list[str]:
 
 
 def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_field=None, saved=False, focus=False,
-               refused=False, sent=None):
+               refused=False, sent=None, waiting_by_table=None):
     """`refused`: a save for a table whose sheet counts was refused; the card
-    shows that sheet and offers the typed sums to the referee (SEM-C4)."""
-    waiting = svc.open_correction(tab) if tab.sheet is not None else None
+    shows that sheet and offers the typed sums to the referee (SEM-C4).
+    `waiting_by_table`: the round's open corrections, read once for a whole page."""
+    if waiting_by_table is None:
+        waiting = svc.open_correction(tab) if tab.sheet is not None else None
+    else:
+        waiting = waiting_by_table.get(tab.number)
     return dict(t=t, r=r, tab=tab, editing=editing and waiting is None, preview=preview, error=error,
                 error_field=error_field, saved=saved, focus=focus, players={p.start_no: p for p in t.players},
                 rs=get_ruleset(t.ruleset), dq=svc.table_dq(tab), case=svc.dq_case(tab, svc.table_dq(tab)[0]),
                 outcome=svc.sheet_outcome(t, tab), refused=refused, sent=sent, waiting=waiting,
-                waiting_sheet=db.session.get(Sheet, waiting.sheet_id) if waiting is not None else None,
+                waiting_sheet=next((s for s in tab.sheets if s.id == waiting.sheet_id), None) if waiting else None,
                 source_label=svc.source_label, hhmm=hhmm,
                 form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number))
 
@@ -59,12 +62,13 @@ def _desk_page(t, r, *, status=200, error=None, table_errors=None, editing=None)
     done, total = round_service.tables_in(r)
     missing_only = request.args.get("missing") == "1"
     table_errors = table_errors or {}
+    waiting = svc.open_corrections(r)
     rows = []
     for tab in r.tables:
         if missing_only and tab.sheet is not None and tab.number not in table_errors:
             continue
         ctx = _table_ctx(t, r, tab, editing=(editing == tab.number) or tab.number in table_errors,
-                         **table_errors.get(tab.number, {}))
+                         waiting_by_table=waiting, **table_errors.get(tab.number, {}))
         rows.append(ctx)
     first_missing = next((tab.number for tab in r.tables if tab.sheet is None), None)
     return render_template(
