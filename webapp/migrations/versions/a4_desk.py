@@ -14,6 +14,8 @@ depends_on = None
 
 
 def upgrade():
+    # no schema change: a desk correction is a pending Sheet version (base_version) and a Case of kind
+    # "correction"; a SEM-C10 proposal is a Case of kind "c10" whose payload holds it (both existing columns)
     pass
 
 
