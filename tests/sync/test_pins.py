@@ -368,6 +368,7 @@ def test_the_lockout_holds_under_concurrent_guesses_from_many_threads_and_engine
     order, real, lock = [], pins.pin_matches, threading.Lock()
 
     def recorded(stored, key, tid_, start_no, given):
+        time.sleep(0.003)  # as slow as an old scrypt hash, so that a race would show
         matched = real(stored, key, tid_, start_no, given)
         with lock:
             order.append(matched)
