@@ -33,12 +33,13 @@ def field(app):
     """9 players, round 1 played and closed, round 2 published: tables 1–3 open."""
     tid = make_tournament(app, 9)
     play_round(app, tid, seed=1)
+    pins = issue_pins(app, tid)  # before round 2: a PIN issued during it sends the sheet to the referee
     with app.app_context():
         t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
         rounds.publish_round(t, r, "test", t.version)
         db.session.commit()
-    return tid, issue_pins(app, tid)
+    return tid, pins
 
 
 def correction_case(app, tid, pins, table=1) -> int:

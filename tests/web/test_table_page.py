@@ -28,8 +28,11 @@ def text(resp) -> str:
     return resp.get_data(as_text=True)
 
 
-def published(app, n=9) -> int:
+def published(app, n=9, pins: dict | None = None) -> int:
+    """A published round 1; `pins` (a dict) is filled with PINs issued before it."""
     tid = make_tournament(app, n)
+    if pins is not None:
+        pins.update(issue_pins(app, tid))
     with app.app_context():
         t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
@@ -103,8 +106,8 @@ def test_sheet_page_writes_money_the_slovak_way(app, anon):
 
 
 def test_sheet_page_shows_what_the_server_has(app, anon):
-    tid = published(app)
-    pins = issue_pins(app, tid)
+    pins = {}
+    tid = published(app, pins=pins)
     body = signed_submission(app, tid, 1, 1, [1450, 1000, 550], pins)
     answer = anon.post("/api/v1/sheets", json=body).get_json()
     assert answer["status"] == "accepted"
@@ -233,8 +236,8 @@ def test_api_answers_are_not_cached(app, anon):
 
 
 def test_player_page_lists_the_receipts_of_their_sheets(app, anon):
-    tid = published(app)
-    pins = issue_pins(app, tid)
+    pins = {}
+    tid = published(app, pins=pins)
     players = seated(app, tid, 1)
     first = anon.post("/api/v1/sheets", json=signed_submission(app, tid, 1, 1, [1450, 1000, 550], pins)).get_json()
     # a second phone with other sums: a dispute, stored beside the first
