@@ -79,7 +79,7 @@ def test_the_last_admin_cannot_lock_everyone_out(app):
     assert boss.get("/admin/").status_code == 200
 
 
-def test_non_admins_get_no_admin_page(app, op, ref):
+def test_non_admins_get_no_admin_page(op):
     assert op.get("/admin/").status_code == 403
 
 
