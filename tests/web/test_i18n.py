@@ -269,6 +269,11 @@ def test_every_page_renders_without_english_in_slovak_and_czech(app, venue, lang
         v = db.session.get(Tournament, venue["setup"]).version
     check("POST draw, no players in", staff.post(f"/operator/t/{venue['setup']}/round/1/draw", data={"version": "0"}))
     check("POST player, empty form", staff.post(f"/operator/t/{venue['setup']}/players", data={"version": str(v)}))
+    with app.app_context():
+        v = db.session.get(Tournament, venue["draft"]).version
+    r = staff.post(f"/operator/t/{venue['draft']}/round/1/swap", data={"a": "x", "b": "", "version": str(v)})
+    assert r.status_code == 422 and 'class="error"' in r.get_data(as_text=True)  # WTForms' own messages
+    check("POST swap, bad numbers", r)
     tid = venue["finished"]
     import tests.helpers as h
 
