@@ -1,22 +1,26 @@
 """Phones sending signed sheets to the venue server over a bad network.
 
     python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--scrypt-pins]
-                                    [--pins arrival|proofs|both] [--no-browser]
+                                    [--pins arrival|proofs|both] [--threads 8] [--no-pages] [--no-browser]
 
-The app runs under waitress on 127.0.0.1 (8 threads, as `listok serve`), behind
-a proxy (tests/browser/netproxy.py) that loses 20 % of the answers to
-POST /api/v1/sheets AFTER the server has committed: it forwards the request,
-reads the answer, and closes the connection without passing it on. Each of
-the 130 phones (threads, one table each, released together) retries with the
-same idempotency key until it gets a confirmed answer. Printed: sheets stored
-(must be 130), duplicates (must be 0), answers that were replays, latency
-p50/p95 from a phone's first try to its confirmed answer, and throughput — on
-SQLite (a temp file) and, with --database-url or TEST_DATABASE_URL, on
-PostgreSQL (a schema of its own, dropped afterwards). Twice: with the PINs
-checked when the sheet arrives (a sheet signed offline: 3 keyed PIN
-verifiers each, or with --scrypt-pins the scrypt hashes of an older
-database), and with PIN proofs (a sheet signed online: each PIN was checked while
-its player signed, and the sheet carries the server's proof instead).
+The server is a process of its own: `listok serve --threads 8` on a database
+migrated like a venue's (rounds 1 and 2 closed, round 3 being played, one table
+per phone). Between the phones and it, a proxy (tests/browser/netproxy.py)
+loses 20 % of the answers to POST /api/v1/sheets AFTER the server answered.
+Each phone (a thread, released together) retries like outbox.js: the same
+idempotency key, a 20 s timeout, back-off 2 s doubling to 60 s (±25 %), a
+503's Retry-After honoured. While they send, 8 table-state polls
+(GET /api/v1/table), 4 standings and 2 projector readers ask the server
+directly. In the same run, the yardstick: benchmarks/bare_app.py (a bare
+Flask POST, one INSERT + commit) under the same waitress with the same
+threads, through the same proxy. Printed per backend (SQLite in a temp file;
+PostgreSQL with --database-url or TEST_DATABASE_URL, in a schema of its own):
+sheets stored (must be n), duplicates (must be 0), replays, 503s, timeouts,
+confirmation p50/p95 from a phone's first try, throughput and its ratio to
+the bare app, the server's CPU per sheet (from /proc), the CPU of a replay
+against a bare POST's, the readers' p50/p95 during the burst, and the
+server's RSS before and after the burst. --pins proofs: sheets signed online
+(PIN proofs instead of PINs).
 
 Then the table page's transferred size in Debian's chromium at 360 px (bytes
 that crossed the proxy, headers included): the first load, and two repeat
@@ -48,6 +52,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.venue import pct  # noqa: E402
+
 from sqlalchemy import func, select  # noqa: E402
 from waitress.server import create_server  # noqa: E402
 from werkzeug.security import generate_password_hash  # noqa: E402
@@ -55,6 +61,7 @@ from werkzeug.security import generate_password_hash  # noqa: E402
 from webapp.services import pins as pin_service  # noqa: E402
 
 from tests.browser.netproxy import FlakyProxy  # noqa: E402
+from benchmarks import venue  # noqa: E402
 from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
 from webapp.extensions import db  # noqa: E402
@@ -147,99 +154,193 @@ def setup(app, n_tables: int, scrypt_pins: bool, proofs: bool = False) -> tuple[
         return t.id, bodies
 
 
-def phone(proxy_port: int, body: dict, start: threading.Barrier, out: list, i: int) -> None:
-    """Send one signed sheet until the server confirms it, always with the same key."""
+def phone(proxy_port: int, path: str, body: dict, start: threading.Barrier, out: list, i: int) -> None:
+    """Send one signed sheet until the server confirms it, always with the same key,
+    as outbox.js does: 20 s timeout, back-off 2 s doubling to 60 s (±25 %), a
+    503's Retry-After honoured."""
     payload = json.dumps(body, ensure_ascii=False).encode()
     rng = random.Random(i)
     start.wait()
     t0 = time.perf_counter()
-    tries = errors = 0
+    tries = errors = timeouts = busy = 0
+    first = None
     while True:
         tries += 1
-        conn = http.client.HTTPConnection("127.0.0.1", proxy_port, timeout=60)
+        retry_after = None
         try:
-            conn.request("POST", "/api/v1/sheets", body=payload, headers={"Content-Type": "application/json"})
-            resp = conn.getresponse()
-            answer = json.loads(resp.read())
-            status = resp.status
-        except (OSError, http.client.HTTPException, ValueError):
-            answer, status = None, None
-        finally:
-            conn.close()
+            status, answer, retry_after = venue.post_json(proxy_port, path, payload)
+        except TimeoutError:
+            status, answer = None, None
+            timeouts += 1
+        except (OSError, http.client.HTTPException):
+            status, answer = None, None
+        if first is None and status != 503:
+            first = time.perf_counter()  # the server has answered the first try (the proxy may drop it)
         if answer and answer.get("status") in CONFIRMED:
-            out[i] = {"latency": time.perf_counter() - t0, "tries": tries, "errors": errors,
-                      "receipt": answer["receipt"], "status": answer["status"], "replay": bool(answer.get("replay")),
-                      "table": body["content"]["table"]}
+            out[i] = {"latency": time.perf_counter() - t0, "tries": tries, "errors": errors, "timeouts": timeouts,
+                      "busy": busy, "first": first, "receipt": answer["receipt"], "status": answer["status"],
+                      "replay": bool(answer.get("replay")), "table": body["content"]["table"]}
             return
-        if status is not None and status >= 500:
+        if status == 503:
+            busy += 1
+        elif status is not None and status >= 500:
             errors += 1
-        if status is not None and status < 500:
+        elif status is not None:
             out[i] = {"error": answer, "tries": tries, "table": body["content"]["table"]}
             return
-        if tries >= 50:
-            out[i] = {"error": "gave up", "tries": tries, "table": body["content"]["table"]}
+        if time.perf_counter() - t0 > 600:
+            out[i] = {"error": "gave up after 600 s", "tries": tries, "table": body["content"]["table"]}
             return
-        time.sleep(min(2.0, 0.05 * 2 ** min(tries, 6)) * rng.uniform(0.5, 1.5))
+        time.sleep(venue.phone_delay(tries, rng, retry_after if status == 503 else None))
 
 
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
-def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool, proofs: bool) -> None:
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
-    app.logger.setLevel(logging.CRITICAL)  # a 5xx is counted below, not printed with its traceback
-    tid, bodies = setup(app, n, scrypt_pins, proofs)
-    with Served(app) as served:
-        proxy = FlakyProxy(served.url, drop_rate=drop, seed=7).start()
-        try:
-            out: list[dict | None] = [None] * n
-            barrier = threading.Barrier(n + 1)
-            threads = [threading.Thread(target=phone, args=(proxy.server.server_port, b, barrier, out, i))
-                       for i, b in enumerate(bodies)]
-            for th in threads:
-                th.start()
-            barrier.wait()
+def pollers(port: int, paths: list[str], stop: threading.Event, out: dict, every: float = 0.5) -> list:
+    """Readers during the burst: each path asked in its own loop, straight to the server."""
+    def loop(name: str, path: str) -> None:
+        rng = random.Random(path)
+        while not stop.is_set():
             t0 = time.perf_counter()
-            for th in threads:
-                th.join()
-            wall = time.perf_counter() - t0
-        finally:
-            proxy.stop()
+            try:
+                status, _b, _h = venue.get(port, path, timeout=60)
+            except OSError:
+                status = None
+            out.setdefault(name, []).append(((time.perf_counter() - t0) * 1000, status))
+            stop.wait(every * rng.uniform(0.5, 1.5))
+
+    threads = [threading.Thread(target=loop, args=(name, path), daemon=True) for name, path in paths]
+    for th in threads:
+        th.start()
+    return threads
+
+
+def burst(server: venue.ServerProcess, path: str, bodies: list[dict], drop: float,
+          poll_paths: list[tuple[str, str]] = ()) -> dict:
+    """All phones released together through the dropping proxy; readers polling alongside."""
+    proxy = FlakyProxy(server.base, drop_rate=drop, seed=7, drop_paths=(path,)).start()
+    n = len(bodies)
+    polls: dict = {}
+    stop = threading.Event()
+    try:
+        out: list[dict | None] = [None] * n
+        barrier = threading.Barrier(n + 1)
+        threads = [threading.Thread(target=phone, args=(proxy.server.server_port, path, b, barrier, out, i))
+                   for i, b in enumerate(bodies)]
+        for th in threads:
+            th.start()
+        readers = pollers(server.port, list(poll_paths), stop, polls)
+        cpu0 = server.cpu()
+        barrier.wait()
+        t0 = time.perf_counter()
+        for th in threads:
+            th.join()
+        wall = time.perf_counter() - t0
+        served = max((o["first"] for o in out if o and o.get("first")), default=t0 + wall) - t0
+        stop.set()
+        for th in readers:
+            th.join(timeout=70)
+        cpu = server.cpu() - cpu0
+    finally:
+        proxy.stop()
+    ok = [o for o in out if o and "latency" in o]
+    return {"out": out, "ok": ok, "wall": wall, "served": served, "cpu": cpu, "dropped": proxy.dropped, "polls": polls}
+
+
+def sequential_cpu(server: venue.ServerProcess, path: str, payloads: list[bytes], rounds: int = 2) -> float:
+    """Server CPU seconds per request, requests sent one after another straight to the server."""
+    cpu0 = server.cpu()
+    count = 0
+    for _r in range(rounds):
+        for payload in payloads:
+            venue.post_json(server.port, path, payload, timeout=60)
+            count += 1
+    return (server.cpu() - cpu0) / count
+
+
+def stored_sheets(url: str, tid: int) -> tuple[int, int, dict, int]:
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": venue.SECRET})
     with app.app_context():
-        r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 1))
-        stored = db.session.scalars(select(Sheet).join(Sheet.table).where(Sheet.table_id.in_(
-            [tab.id for tab in r.tables]))).all()
-        per_table: dict[int, list[Sheet]] = {}
+        r = db.session.scalar(select(Round).where(Round.tournament_id == tid).order_by(Round.number.desc()))
+        stored = db.session.scalars(select(Sheet).where(Sheet.table_id.in_([tab.id for tab in r.tables]))).all()
+        per_table: dict[int, list] = {}
         for s in stored:
-            per_table.setdefault(s.table.number, []).append(s)
+            per_table.setdefault(s.table.number, []).append(s.receipt)
         submissions = db.session.scalar(select(func.count()).select_from(Submission))
-        receipts = {num: [s.receipt for s in sheets] for num, sheets in per_table.items()}
         db.session.remove()
         db.engine.dispose()
-    ok = [o for o in out if o and "latency" in o]
-    errors = [o for o in out if not o or "error" in o]
-    duplicates = sum(len(v) - 1 for v in per_table.values())
+    return len(stored), sum(len(v) - 1 for v in per_table.values()), per_table, submissions
+
+
+def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool, proofs: bool,
+                    threads: int = 8) -> dict:
+    """One backend: the bare yardstick and `listok serve`, each a process of its own, in this run.
+    The round has 2n tables: n phones send alone, then the other n with readers polling."""
+    tid, all_bodies = venue.make_venue(url, 2 * n * 3, proofs=proofs, scrypt_pins=scrypt_pins)
+    bodies, read_bodies = all_bodies[:n], all_bodies[n:]
+    bare_bodies = [{**b, "idempotency_key": str(uuid.uuid4())} for b in bodies]
+    with venue.ServerProcess("bare", url, threads=threads) as bare:
+        bare_run = burst(bare, "/bare", bare_bodies, drop)
+        bare_cpu = sequential_cpu(bare, "/bare", [json.dumps(b).encode() for b in bare_bodies])
+    polls = [(f"table state {i}", f"/api/v1/table?token={read_bodies[i * (n // 8)]['token']}") for i in range(8)]
+    polls += [(f"standings {i}", f"/t/{tid}/standings") for i in range(4)]
+    polls += [(f"projector {i}", f"/t/{tid}/projector") for i in range(2)]
+    with venue.ServerProcess("listok", url, threads=threads) as server:
+        venue.get(server.port, f"/t/{tid}/standings")  # templates compiled, as after any first visitor
+        venue.get(server.port, f"/t/{tid}/projector")
+        venue.get(server.port, f"/api/v1/table?token={bodies[0]['token']}")
+        rss_rest = server.rss_mb()
+        run = burst(server, "/api/v1/sheets", bodies, drop)
+        time.sleep(2)
+        rss_after = server.rss_mb()
+        replay_cpu = sequential_cpu(server, "/api/v1/sheets",
+                                    [json.dumps(b, ensure_ascii=False).encode() for b in bodies])
+        read_run = burst(server, "/api/v1/sheets", read_bodies, drop, polls)
+        time.sleep(2)
+        rss_end = server.rss_mb()
+    n_stored, duplicates, receipts, submissions = stored_sheets(url, tid)
+    n_stored -= len(read_run["ok"])
+    ok, errors = run["ok"], [o for o in run["out"] if not o or "error" in o]
     mismatched = [o["table"] for o in ok if receipts.get(o["table"]) != [o["receipt"]]]
     lat = [o["latency"] * 1000 for o in ok]
     pins = ("PIN proofs from signing online" if proofs else
             "PINs checked on arrival: " + ("scrypt (an older database)" if scrypt_pins else "keyed verifiers")
             + ", 3 per sheet")
-    print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the commit ({pins})")
-    print(f"  sheets stored        {len(stored):6d}   (must be {n})")
+    tput, bare_tput = len(ok) / run["served"], len(bare_run["ok"]) / bare_run["served"]
+    print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the server answered ({pins}); "
+          f"server: listok serve --threads {threads}, a process of its own")
+    print(f"  sheets stored        {n_stored:6d}   (must be {n})")
     print(f"  duplicates           {duplicates:6d}   (must be 0)")
     print(f"  submission keys      {submissions:6d}")
-    print(f"  answers lost         {proxy.dropped:6d}   ({sum(o['tries'] for o in out if o)} tries in all)")
+    print(f"  answers lost         {run['dropped']:6d}   ({sum(o['tries'] for o in run['out'] if o)} tries in all)")
     print(f"  replayed answers     {sum(1 for o in ok if o['replay']):6d}")
+    print(f"  busy answers (503)   {sum(o['busy'] for o in ok):6d}   (Retry-After honoured)")
+    print(f"  phone timeouts (20 s){sum(o['timeouts'] for o in ok):6d}")
     print(f"  server errors (5xx)  {sum(o.get('errors', 0) for o in ok):6d}   (retried like a lost answer)")
     print(f"  receipts that differ {len(mismatched):6d}   (phone vs. database, must be 0)")
     print(f"  phones not confirmed {len(errors):6d}   {errors[:2] if errors else ''}")
     if lat:
-        print(f"  latency p50 {statistics.median(lat):8.1f} ms   p95 {pct(lat, 95):8.1f} ms   max {max(lat):8.1f} ms")
-    print(f"  throughput  {len(ok) / wall:8.1f} sheets/s   ({wall:.2f} s for all)")
-    if len(stored) != n or duplicates or mismatched or errors:
+        print(f"  confirmation p50 {statistics.median(lat):8.1f} ms   p95 {pct(lat, 95):8.1f} ms   "
+              f"max {max(lat):8.1f} ms")
+    print(f"  throughput  {tput:8.1f} sheets/s   (every first try answered after {run['served']:.2f} s, all "
+          f"confirmed after {run['wall']:.2f} s); bare Flask POST + INSERT + commit {bare_tput:.1f}/s "
+          f"({bare_run['served']:.2f} s, {bare_run['wall']:.2f} s): ratio {tput / bare_tput:6.1%}")
+    print(f"  server CPU per sheet in the burst {run['cpu'] / n * 1000:6.1f} ms; bare "
+          f"{bare_run['cpu'] / n * 1000:.1f} ms")
+    print(f"  replay of a stored sheet: {replay_cpu * 1000:6.2f} ms CPU; bare POST {bare_cpu * 1000:.2f} ms: "
+          f"ratio {replay_cpu / bare_cpu:5.2f} x")
+    for kind in ("table state", "standings", "projector"):
+        values = [ms for name, v in read_run["polls"].items() if name.startswith(kind) for ms, _s in v]
+        bad = sum(1 for name, v in read_run["polls"].items() if name.startswith(kind) for _ms, s in v if s != 200)
+        print(f"  {kind:12s} polled during a second burst of {n}: {len(values):4d} requests, p50 "
+              f"{statistics.median(values) if values else float('nan'):7.1f} ms, p95 {pct(values, 95):7.1f} ms"
+              f"{f', {bad} not 200' if bad else ''}")
+    read_lat = [o["latency"] * 1000 for o in read_run["ok"]]
+    print(f"  second burst (with the readers): {len(read_run['ok'])} confirmed, p95 {pct(read_lat, 95):8.1f} ms, "
+          f"{sum(o['busy'] for o in read_run['ok'])} busy answers")
+    print(f"  server RSS {rss_rest:6.1f} MB before the burst, {rss_after:6.1f} MB after it, "
+          f"{rss_end:6.1f} MB after the second")
+    if n_stored != n or duplicates or mismatched or errors or len(read_run["ok"]) != n:
         raise SystemExit(f"[{label}] FAILED")
+    return {"ratio": tput / bare_tput, "p95": pct(lat, 95), "replay": replay_cpu / bare_cpu, "rss": rss_after}
 
 
 # --------------------------------------------------------------------------- the page's poll
@@ -378,17 +479,22 @@ def main() -> None:
     ap.add_argument("--drop", type=float, default=0.2)
     ap.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL"))
     ap.add_argument("--scrypt-pins", action="store_true", help="the scrypt PIN hashes of an older database")
-    ap.add_argument("--pins", choices=("arrival", "proofs", "both"), default="both",
+    ap.add_argument("--pins", choices=("arrival", "proofs", "both"), default="arrival",
                     help="PINs checked when the sheet arrives, PIN proofs from signing online, or both runs")
+    ap.add_argument("--threads", type=int, default=8, help="listok serve --threads (and the bare app's)")
+    ap.add_argument("--no-pages", action="store_true", help="skip the table page's size and poll cost")
     ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
     args = ap.parse_args()
 
     for proofs in {"arrival": (False,), "proofs": (True,), "both": (False, True)}[args.pins]:
         with tempfile.TemporaryDirectory() as tmp:
-            run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.scrypt_pins, proofs)
+            run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.scrypt_pins, proofs,
+                            args.threads)
         if args.database_url:
             with temporary_schema(args.database_url, "bench") as url:
-                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.scrypt_pins, proofs)
+                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.scrypt_pins, proofs, args.threads)
+    if args.no_pages:
+        return
     poll_cost()
     page_sizes(browser_too=not args.no_browser)
 

@@ -126,6 +126,10 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     # only these peers may say, with X-Forwarded-For/-Proto, who the client is and that it used HTTPS
     values["LISTOK_TRUSTED_PROXIES"] = os.environ.get("LISTOK_TRUSTED_PROXIES", "127.0.0.1,::1")
     values["LISTOK_ENV"] = os.environ.get("LISTOK_ENV", "")
+    # admission control of the phones' writes (webapp/admission.py): at most this many in flight per process,
+    # and none that would wait longer than the budget (seconds) at the recent pace
+    values["LISTOK_MAX_WRITES"] = int(os.environ.get("LISTOK_MAX_WRITES") or 0) or None
+    values["LISTOK_WRITE_BUDGET"] = float(os.environ.get("LISTOK_WRITE_BUDGET") or 5.0)
     prod = production(overrides)
     if "SQLALCHEMY_DATABASE_URI" not in overrides:
         values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance, prod)

@@ -8,7 +8,7 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import errors, headers, i18n
+from . import admission, errors, headers, i18n
 from .config import load_config
 from .database import configure_sqlite
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
@@ -38,6 +38,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["zstd", "br", "gzip", "deflate"])  # static files too
     Compress(app)  # small first load of the phone's table page and its scripts
     headers.init_app(app)
+    admission.init_app(app)
     errors.init_app(app)
 
     from . import models
@@ -51,11 +52,11 @@ def build_app(config: dict | None = None) -> Flask:
     from .views import admin, auth, operator, public, referee, table
 
     app.register_blueprint(auth.bp)
+    app.register_blueprint(admin.bp)
     app.register_blueprint(operator.bp)
     app.register_blueprint(public.bp)
     app.register_blueprint(table.bp)
     from .sync.routes import bp as sync_bp
-    app.register_blueprint(admin.bp)
     app.register_blueprint(sync_bp)
     app.register_blueprint(referee.bp)
     from . import error_pages
@@ -81,5 +82,5 @@ def build_app(config: dict | None = None) -> Flask:
     from .cli import listok
 
     app.cli.add_command(listok)
-    return app
     app.wsgi_app = TrustedProxyFix(SecureCookies(app.wsgi_app), app.config["LISTOK_TRUSTED_PROXIES"])
+    return app

@@ -92,7 +92,9 @@ def demo(players: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="0.0.0.0 to serve the venue's network.")
 @click.option("--port", default=8000, show_default=True)
 @click.option("--demo", "with_demo", is_flag=True, help="Create the demo tournament first if there is none.")
-def serve(host: str, port: int, with_demo: bool) -> None:
+@click.option("--threads", default=8, show_default=True, type=click.IntRange(2, 64),
+              help="Waitress worker threads (requests answered at once).")
+def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
     """Run the venue server (waitress), upgrading the database first."""
     from waitress import serve as waitress_serve
 
@@ -108,10 +110,11 @@ def serve(host: str, port: int, with_demo: bool) -> None:
             else:
                 click.echo("demo tournament present; sign in as 'demo' / 'demo-operator' "
                            "(admin: 'admin' / 'demo-admin')")
+    app.extensions["admission"].max_writes = app.config["LISTOK_MAX_WRITES"] or max(1, threads - 2)
     click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
     freeze_startup_objects()
     # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-    waitress_serve(app, host=host, port=port, threads=8, clear_untrusted_proxy_headers=False)
+    waitress_serve(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
 
 
 from .venue_https import https_config  # noqa: E402 - only click and the standard library

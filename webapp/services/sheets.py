@@ -154,7 +154,9 @@ def load_tournament(tid: int, lock: bool = False) -> Tournament:
 def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, RoundTable]:
     """The table, if its round is the one being played now."""
     r = next((x for x in t.rounds if x.number == round_no), None)
-    tab = next((x for x in r.tables if x.number == table_no), None) if r else None
+    # one table, not the round's 140: a sheet or a poll must not load the whole draw
+    tab = db.session.scalar(select(RoundTable).where(RoundTable.round_id == r.id, RoundTable.number == table_no)) \
+        if r else None
     if tab is None:
         raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
     if r.status == "closed":
@@ -177,8 +179,22 @@ def check_for_token(c: protocol.Content, tid: int, round_no: int, table_no: int)
         raise forbidden(_("This sheet is not for the table of this link. Scan the QR code on the sheet again."))
 
 
+def table_players(t: Tournament, tab: RoundTable) -> dict[int, Player]:
+    """The table's players by start number, read alone: the tournament's 400
+    players are not loaded for one table (cached on the table for this request)."""
+    cached = tab.__dict__.get("_listok_players")
+    if cached is None:
+        if "players" in t.__dict__:  # loaded already (the desk): no query
+            cached = {p.start_no: p for p in t.players if p.start_no in tab.players}
+        else:
+            cached = {p.start_no: p for p in db.session.scalars(
+                select(Player).where(Player.tournament_id == t.id, Player.start_no.in_(list(tab.players))))}
+        tab.__dict__["_listok_players"] = cached
+    return cached
+
+
 def seated_player(t: Tournament, tab: RoundTable, start_no: int) -> Player:
-    player = next((p for p in t.players if p.start_no == start_no), None)
+    player = table_players(t, tab).get(start_no)
     if player is None or start_no not in tab.players:
         raise invalid("not-at-table", _("Start number %(s)d does not sit at this table.", s=start_no),
                       start_no=start_no)
@@ -330,7 +346,7 @@ def reissued_pins(t: Tournament, r: Round, tab: RoundTable) -> list[dict]:
     start = round_started(r)
     if start is None:
         return []
-    by_no = {p.start_no: p for p in t.players}
+    by_no = table_players(t, tab)
     return [{"start_no": s, "issued_at": by_no[s].pin_issued_at.isoformat(timespec="seconds"),
              "issued_by": by_no[s].pin_issued_by or ""}
             for s in tab.players if s in by_no and by_no[s].pin_issued_at and by_no[s].pin_issued_at > start]
@@ -354,6 +370,16 @@ def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission) -> dict[int
         out[s.start_no] = {"start_no": s.start_no, "hash": sub.content_hash, "drawing": g.drawing,
                            "signed_at": g.signed_at, "own_phone": True}
     return out
+
+
+def early_answer(sub: protocol.Submission) -> Answer | None:
+    """What is answered before any write: a refused token or table (SyncRefusal),
+    or the stored answer of a replay, read without the write lock; None when the
+    sheet must be written (admission control counts only those, webapp/admission.py)."""
+    tid, round_no, table_no = read_token(sub.token)
+    check_for_token(sub.content, tid, round_no, table_no)
+    stored = peek_submission(sub.idempotency_key)
+    return replay(stored, sub.content.hash) if stored is not None else None
 
 
 def submit(sub: protocol.Submission) -> Answer:
@@ -469,7 +495,7 @@ def table_state(token: str, draft_hash: str | None = None) -> dict:
     `draft_hash`, that draft, else the newest one no sheet has been sent for."""
     t, r, tab = token_table(token)
     rs = get_ruleset(t.ruleset)
-    by_no = {p.start_no: p for p in t.players}
+    by_no = table_players(t, tab)
     expected = rs.expected_total(len(tab.players))
     sheet = shown_sheet(tab)
     return {

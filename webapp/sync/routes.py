@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException
 
-from .. import jsonbody
+from .. import admission, jsonbody
 from ..extensions import csrf, db
 from ..services import sheets
 from . import protocol
@@ -64,8 +64,14 @@ def submit_sheet():
     except sheets.SyncRefusal as e:
         return _refusal(e)
     try:
-        answer = sheets.submit(sub)
-        db.session.commit()
+        answer = sheets.early_answer(sub)
+        if answer is not None:
+            return _json(answer)
+        with admission.current().slot():
+            answer = sheets.submit(sub)
+            db.session.commit()
+    except admission.Busy as e:
+        return admission.busy_answer(e)
     except sheets.SyncRefusal as e:
         return _refusal(e)
     except IntegrityError:
@@ -112,8 +118,11 @@ def _store_once(parse, service):
     race to insert the same row answers what the winner stored."""
     try:
         message = parse(_body())
-        answer = service(message)
-        db.session.commit()
+        with admission.current().slot():
+            answer = service(message)
+            db.session.commit()
+    except admission.Busy as e:
+        return admission.busy_answer(e)
     except protocol.ProtocolError as e:
         return _refusal(sheets.from_protocol(e))
     except sheets.SyncRefusal as e:

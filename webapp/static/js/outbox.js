@@ -68,9 +68,18 @@
   }
   if (channel) channel.onmessage = function (ev) { notify({ type: ev.data.type, token: ev.data.token, remote: true }); };
 
-  function delay(attempts) {
-    var base = Math.min(MAX_DELAY, 2000 * Math.pow(2, Math.max(0, attempts - 1)));
+  /* A lost answer is retried after about 1 s, then 2, 4 … 60 s; a busy server's Retry-After (seconds) is
+     waited out, spread by up to half of it so that a round's phones do not come back all at once. */
+  function delay(attempts, retryAfter) {
+    if (retryAfter > 0) return Math.round(Math.min(MAX_DELAY, retryAfter * 1000) * (1 + Math.random() * 0.5));
+    var base = Math.min(MAX_DELAY, 1000 * Math.pow(2, Math.max(0, attempts - 1)));
     return Math.round(base * (0.75 + Math.random() * 0.5));
+  }
+
+  function retryAfterSeconds(res) {
+    var v = res.headers && res.headers.get("Retry-After");
+    var n = v ? parseInt(v, 10) : NaN;
+    return isNaN(n) ? 0 : n;
   }
 
   /* Put a signed sheet (and drop the draft it came from) in one transaction. */
@@ -104,8 +113,9 @@
       body: JSON.stringify(body), credentials: "same-origin", cache: "no-store",
       signal: ctrl ? ctrl.signal : undefined
     }).then(function (res) {
-      return res.json().then(function (data) { return { http: res.status, data: data }; },
-        function () { return { http: res.status, data: null }; });
+      var after = res.status === 503 || res.status === 429 ? retryAfterSeconds(res) : 0;
+      return res.json().then(function (data) { return { http: res.status, data: data, retryAfter: after }; },
+        function () { return { http: res.status, data: null, retryAfter: after }; });
     }).finally(function () { if (t) clearTimeout(t); });
   }
 
@@ -127,9 +137,9 @@
           s.outbox.delete(item.idempotency_key);
         }).then(function () { notify({ type: "sent", token: item.token }); return "sent"; });
       }
-      if (answer.http >= 500 || !d || !d.status || CONFIRMED[d.status]) {
-        // a server error, a proxy's page, or an answer about other content: try again later
-        return retryLater(item, { http: answer.http, status: d && d.status });
+      if (answer.http >= 500 || answer.http === 429 || !d || !d.status || CONFIRMED[d.status]) {
+        // a server error or a busy server, a proxy's page, or an answer about other content: try again later
+        return retryLater(item, { http: answer.http, status: d && d.status }, answer.retryAfter);
       }
       item.state = "blocked";
       item.problem = d;
@@ -153,10 +163,10 @@
     if (item.problem) delete item.problem.pin_proofs;
   }
 
-  function retryLater(item, why) {
+  function retryLater(item, why, retryAfter) {
     item.attempts += 1;
     item.state = "waiting";
-    item.next_at = Date.now() + delay(item.attempts);
+    item.next_at = Date.now() + delay(item.attempts, retryAfter);
     item.last_try = why;
     return save(item).then(function () { notify({ type: "waiting", token: item.token }); return "waiting"; });
   }
@@ -247,7 +257,7 @@
 
   root.ListokOutbox = {
     uuid: uuid, add: add, flush: flush, start: start, retry: retry, update: update, discard: discard,
-    forToken: forToken,
+    forToken: forToken, delay: delay,
     all: function () { return getAll("outbox"); },
     result: function (token) { return getOne("results", token); },
     draft: function (token) { return getOne("drafts", token); },

@@ -15,6 +15,12 @@ def index():
     return render_template("public/index.html", tournaments=tournaments)
 
 
+@bp.get("/healthz")
+def healthz():
+    """For a reverse proxy's or a load balancer's health check: the process answers (touches no database)."""
+    return "ok\n", 200, {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"}
+
+
 @bp.get("/t/<int:tid>/find")
 def find_player(tid: int):
     """The start-number form on the start page: go to that player's page."""

@@ -1,0 +1,81 @@
+"""Issue 11: admission control of the phones' writes (webapp/admission.py), on SQLite and PostgreSQL."""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from tests.helpers import issue_pins, make_tournament, open_round, signed_submission
+from webapp.extensions import db
+from webapp.models import Sheet, Submission
+
+URL = "/api/v1/sheets"
+GOOD = [1450, 1000, 550]
+
+
+def _counts(app):
+    with app.app_context():
+        return (db.session.scalar(select(func.count(Sheet.id))),
+                db.session.scalar(select(func.count()).select_from(Submission)))
+
+
+def test_full_write_slots_answer_503_with_retry_after_and_store_nothing(app, client):
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    open_round(app, tid)
+    body = signed_submission(app, tid, 1, 1, GOOD, pins=pins)
+    admission = app.extensions["admission"]
+    admission.in_flight = admission.max_writes  # as if that many sheets were being answered right now
+    resp = client.post(URL, json=body)
+    assert resp.status_code == 503
+    assert int(resp.headers["Retry-After"]) >= 1
+    assert resp.headers["Cache-Control"] == "no-store"
+    assert resp.json["status"] == "busy" and resp.json["retry_after"] == int(resp.headers["Retry-After"])
+    assert _counts(app) == (0, 0)
+    assert admission.refused == 1
+
+    # readers are never refused, and a slot given back lets the same sheet in (same key: stored once)
+    assert client.get("/api/v1/table", query_string={"token": body["token"]}).status_code == 200
+    admission.in_flight = 0
+    resp = client.post(URL, json=body)
+    assert resp.status_code == 200 and resp.json["status"] == "accepted"
+    assert admission.in_flight == 0  # the slot is given back after the answer
+    assert _counts(app) == (1, 1)
+
+
+def test_retry_after_grows_with_the_backlog_the_budget_allows(app, client):
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    open_round(app, tid)
+    body = signed_submission(app, tid, 1, 2, GOOD, pins=pins)
+    admission = app.extensions["admission"]
+    admission.max_writes = 100
+    admission.in_flight, admission.pace = 9, 1.0  # 10 s of work ahead at the recent pace, budget 5 s
+    resp = client.post(URL, json=body)
+    assert resp.status_code == 503 and resp.headers["Retry-After"] == "10"
+    admission.in_flight, admission.pace = 2, 1.0  # 3 s: inside the budget, admitted
+    resp = client.post(URL, json=body)
+    assert resp.status_code == 200
+    assert admission.in_flight == 2
+
+
+def test_a_replay_is_answered_even_when_every_write_slot_is_taken(app, client):
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    open_round(app, tid)
+    body = signed_submission(app, tid, 1, 3, GOOD, pins=pins)
+    first = client.post(URL, json=body)
+    assert first.status_code == 200
+    admission = app.extensions["admission"]
+    admission.in_flight = admission.max_writes
+    again = client.post(URL, json=body)  # the answer was lost: the phone sends the same key again
+    assert again.status_code == 200 and again.json["replay"] is True
+    assert again.json["receipt"] == first.json["receipt"]
+    refused = client.post(URL, json={**body, "token": "x" * 40})  # a bad token: refused, not "busy"
+    assert refused.status_code == 403
+    assert admission.refused == 0 and _counts(app) == (1, 1)
+
+
+def test_operator_forms_are_never_refused_by_admission_control(app, client):
+    admission = app.extensions["admission"]
+    admission.in_flight = admission.max_writes
+    resp = client.post("/login", data={"username": "nobody", "password": "x"})
+    assert resp.status_code != 503

@@ -1,0 +1,86 @@
+"""Admission control for the phones' writes (POST /api/v1/…): a backlog never
+grows past what the server can answer well inside a phone's 20 s timeout.
+
+A sheet answered after the phone gave up is worse than a quick "busy": the
+phone sends it again, at full cost, into the same queue. So each process
+counts the phone writes it is answering (after the replay lookup and the
+cheap refusals: a replay or a bad token is answered, never counted); when
+`max_writes` are in flight, or the ones in flight would take longer than
+`budget` seconds at the recent pace, a new one is answered at once with 503
+and a Retry-After (outbox.js waits that long; the sheet stays in its outbox).
+Readers and the operators' and referees' forms are never refused here: a
+desk must not meet a dead end.
+
+The count is per process (a gunicorn worker counts its own), a lock and two
+numbers: it costs microseconds.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from contextlib import contextmanager
+
+from flask import current_app, jsonify
+
+# per process; `listok serve` uses its threads less 2, gunicorn (deploy/gunicorn.conf.py) the same per worker
+DEFAULT_MAX_WRITES = 16
+DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
+
+
+class Busy(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(f"busy, retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+class Admission:
+    def __init__(self, max_writes: int = DEFAULT_MAX_WRITES, budget: float = DEFAULT_BUDGET):
+        self.max_writes = max_writes
+        self.budget = budget
+        self.in_flight = 0
+        self.pace = 0.02  # seconds per write, moving average of the recent ones
+        self.refused = 0
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def slot(self):
+        """Hold one write slot while the body runs (the write and its commit), or raise Busy at once."""
+        with self._lock:
+            ahead = self.in_flight
+            wait = (ahead + 1) * self.pace
+            if ahead >= self.max_writes or (ahead and wait > self.budget):
+                self.refused += 1
+                raise Busy(max(1, min(60, math.ceil(wait))))
+            self.in_flight += 1
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = time.perf_counter() - start
+            with self._lock:
+                self.in_flight -= 1
+                # the writes ahead of this one were answered during its time: its share is the pace
+                self.pace = 0.8 * self.pace + 0.2 * (elapsed / (ahead + 1))
+
+
+def busy_answer(e: Busy):
+    """503 with Retry-After; outbox.js waits that long (the sheet stays on the phone)."""
+    response = jsonify({"status": "busy", "retry_after": e.retry_after,
+                        "message": "The server is busy: the phone keeps the sheet and sends it again."})
+    response.status_code = 503
+    response.headers["Retry-After"] = str(e.retry_after)
+    return response
+
+
+def current() -> Admission:
+    return current_app.extensions["admission"]
+
+
+def init_app(app) -> Admission:
+    """`app.extensions["admission"]` counts this process's phone writes; `listok serve
+    --threads N` sets max_writes to N - 2 (two threads always free for readers)."""
+    admission = Admission(int(app.config.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES),
+                          float(app.config.get("LISTOK_WRITE_BUDGET") or DEFAULT_BUDGET))
+    app.extensions["admission"] = admission
+    return admission
