@@ -222,9 +222,13 @@ def _server_app():
 
 @listok.command("import")
 @click.argument("file")
+@click.option("--replace", is_flag=True,
+              help="Replace the tournament with the same id (the old copy is kept, marked replaced, "
+                   "with a chain entry).")
 @_guarded
-def import_file(file: str) -> None:
-    """Create a tournament in the venue server's database from FILE; prints its id."""
+def import_file(file: str, replace: bool) -> None:
+    """Create a tournament in the venue server's database from FILE; prints its id.
+    A tournament already there (the file's `id`, or the same content) is refused (exit 2)."""
     try:
         with open(file, "rb") as fh:
             data = fh.read()
@@ -239,11 +243,18 @@ def import_file(file: str) -> None:
         from .services.tournament_file import import_tournament
 
         try:
-            t = import_tournament(data, file, "listok import")
+            t = import_tournament(data, file, "listok import", replace=replace)
             db.session.commit()
         except Exception:
             db.session.rollback()
             raise
+        from sqlalchemy import select
+
+        from .models import Tournament
+
+        for old in db.session.scalars(select(Tournament.id).where(Tournament.replaced_by_id == t.id)):
+            click.echo(f"listok: tournament {old} is replaced by tournament {t.id} (chain entry "
+                       "tournament.replaced in both)", err=True)
         click.echo(t.id)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
@@ -95,6 +96,10 @@ class Tournament(db.Model):
     chain_mac: Mapped[str] = mapped_column(String(64), default="", server_default="")
     # with the server's secret key, the key of this tournament's PIN verifiers (services/pins.py)
     pin_salt: Mapped[str | None] = mapped_column(String(32), default=lambda: secrets.token_hex(16))
+    # the stable id across servers (the file's top-level `id`): a second copy is recognised by it
+    uid: Mapped[str] = mapped_column(String(64), index=True, default=lambda: str(uuid.uuid4()))
+    # an import with --replace keeps the old tournament (its signed sheets) and points it at the new one
+    replaced_by_id: Mapped[int | None] = mapped_column(ForeignKey("tournament.id"))
 
     players: Mapped[list[Player]] = relationship(
         back_populates="tournament", order_by="Player.start_no", cascade="all, delete-orphan")

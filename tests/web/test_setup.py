@@ -357,9 +357,12 @@ def test_import_a_tournament_file_and_export_it_again(app, op):
         assert [(r.number, r.status, len(r.tables)) for r in t.rounds] == [(1, "closed", 3)]
         assert t.rounds[0].tables[2].sheet.sums == ["12.00", "12.00", "6.00"]
         assert t.nominations_published_at is not None
+        uid = t.uid
     exported = op.get(f"/operator/t/{tid}/export.json")
     assert exported.status_code == 200 and "attachment" in exported.headers["Content-Disposition"]
-    assert exchange.loads(exported.data, "export") == exchange.loads(raw, "export")
+    back = exchange.loads(exported.data, "export")
+    assert back.extra.pop("id") == uid  # the stable id (issue 12)
+    assert back == exchange.loads(raw, "export")
 
 
 def test_import_of_a_bad_file_shows_the_file_error_as_is(app, op):

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import io
+import uuid
 from datetime import date
 from decimal import Decimal
 from pathlib import PurePath
 
 from flask_babel import gettext as _
+from sqlalchemy import select
 
 from ..extensions import db
 from ..models import Correction, Event, Player, Round, RoundTable, Sheet, Tournament, utcnow
@@ -39,20 +41,54 @@ def _check_fits(t, source: str) -> None:
             fail(f"{where}: the rating {p.rating} does not fit (at most 2 decimals)")
 
 
-def import_tournament(data_text: str | bytes, source_name: str, actor: str) -> Tournament:
+class DuplicateTournament(ServiceError):
+    """The file's tournament is here already (its stable id): nothing was imported."""
+
+    def __init__(self, message: str, existing: Tournament):
+        super().__init__(message, field="file")
+        self.existing = existing
+
+
+def file_uid(rt, source_name: str = "") -> str:
+    """The tournament's stable id: the file's top-level `id`, else one derived from the
+    file's content, so two copies of a file without an id are one tournament too."""
+    uid = rt.extra.get("id")
+    if uid is None:
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, "listok-tournament:" + exchange.dump(rt)))
+    if not isinstance(uid, str) or not uid.strip() or len(uid) > 64:
+        raise ServiceError(f"{source_name}: the tournament id must be a text of 1 to 64 characters", field="file")
+    return uid
+
+
+def present_copy(uid: str) -> Tournament | None:
+    """The tournament with this stable id that counts (not one replaced by a later import)."""
+    return db.session.scalar(select(Tournament).where(Tournament.uid == uid, Tournament.replaced_by_id.is_(None))
+                             .order_by(Tournament.id.desc()).limit(1))
+
+
+def import_tournament(data_text: str | bytes, source_name: str, actor: str, replace: bool = False) -> Tournament:
     """A whole tournament from a tournament file: players, and the rounds with their
     sheets (closed), events and corrections when the file has results.
 
+    A tournament already here (same stable id) is refused (DuplicateTournament);
+    with `replace` the new copy is imported and the old one is kept, marked as
+    replaced, with a chain entry in both tournaments saying so.
     The file's own error message (ExchangeError) is passed on as it is."""
     try:
         rt = exchange.loads(data_text, source_name)
     except exchange.ExchangeError as e:
         raise ServiceError(str(e), field="file") from e
     _check_fits(rt, source_name)
+    uid = file_uid(rt, source_name)
+    old = present_copy(uid)
+    if old is not None and not replace:
+        raise DuplicateTournament(
+            f"{PurePath(source_name).name}: the tournament '{old.name}' (id {uid}) is here already as "
+            f"tournament {old.id}; nothing was imported (to replace it: listok import --replace)", old)
     venue = rt.extra.get("venue")
     name = rt.name.strip() or PurePath(source_name).stem or _("Imported tournament")
     t = Tournament(name=name[:200], ruleset=rt.ruleset, date=date.fromisoformat(rt.date) if rt.date else None,
-                   venue=venue[:200] if isinstance(venue, str) else "")
+                   venue=venue[:200] if isinstance(venue, str) else "", uid=uid)
     for p in rt.players:
         t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club, status=p.status,
                                 rating=p.rating, nominated=p.nominated, present=p.present,
@@ -87,8 +123,13 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str) -> T
             t.nomination_duty = nomination_duty(rt)
     db.session.add(t)
     db.session.flush()
-    audit("tournament.import", actor, {"source": PurePath(source_name).name, "players": len(rt.players),
-                                       "rounds": len(rt.rounds)}, t.id)
+    record = {"source": PurePath(source_name).name, "players": len(rt.players), "rounds": len(rt.rounds),
+              "uid": uid}
+    if old is not None:
+        record["replaces"] = old.id
+        old.replaced_by_id = t.id
+        audit("tournament.replaced", actor, {"by": t.id, "source": record["source"], "uid": uid}, old.id)
+    audit("tournament.import", actor, record, t.id)
     return t
 
 
@@ -109,6 +150,7 @@ def _cut(rt, n: int, rs) -> tuple[list | None, list | None]:
 def export_tournament(t: Tournament) -> str:
     """The tournament file: players, every round with all its sheets in, events, corrections."""
     rt = rules_tournament(t)
+    rt.extra["id"] = t.uid
     if t.venue:
         rt.extra["venue"] = t.venue
     return exchange.dump(rt)
