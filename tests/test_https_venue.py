@@ -37,18 +37,25 @@ def self_signed(folder: Path, days: int = 30) -> tuple[Path, Path]:
     return cert, key
 
 
-def wait_for(fetch, processes, seconds=20.0):
+def wait_for(fetch, processes, seconds=60.0):
     """fetch() once the servers answer (a 502 while the app starts); a server that died fails at once."""
     end = time.monotonic() + seconds
     while True:
         try:
             return fetch()
         except OSError:
-            dead = [p.args[0] for p in processes if p.poll() is not None]
-            assert not dead, f"{dead} stopped: run it by hand to see why"
+            dead = [p for p in processes if p.poll() is not None]
+            assert not dead, "; ".join(f"{p.args[0]} stopped: {Path(p.log).read_text()[-2000:]}" for p in dead)
             if time.monotonic() > end:
                 raise
             time.sleep(0.1)
+
+
+def start(processes: list, log: Path, args: list[str], env: dict) -> None:
+    with log.open("wb") as out:
+        p = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
+    p.log = log
+    processes.append(p)
 
 
 @pytest.fixture
@@ -79,15 +86,15 @@ def test_https_config_caddy_in_front_of_listok_serve(tmp_path, processes):
     assert f"caddy run --config {conf} --adapter caddyfile" in result.output
     assert f"tls {cert} {key}" in conf.read_text()
 
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'venue.db'}", "LISTOK_SECRET_KEY": "venue-test",
-           "LISTOK_PUBLIC_URL": url}
-    env.pop("LISTOK_TRUSTED_PROXIES", None)  # the default trusts this machine, where Caddy runs
-    processes.append(subprocess.Popen([str(LISTOK), "serve", "--host", "127.0.0.1", "--port", str(app_port)],
-                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    caddy_env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
-                 "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    processes.append(subprocess.Popen(["caddy", "run", "--config", str(conf), "--adapter", "caddyfile"],
-                                      env=caddy_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    # the default LISTOK_TRUSTED_PROXIES trusts this machine, where Caddy runs
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LISTOK_") and k != "DATABASE_URL"}
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'venue.db'}", LISTOK_SECRET_KEY="venue-test-" + "k" * 32,
+               LISTOK_PUBLIC_URL=url)
+    start(processes, tmp_path / "serve.log", [str(LISTOK), "serve", "--host", "127.0.0.1", "--port", str(app_port)],
+          env)
+    start(processes, tmp_path / "caddy.log", ["caddy", "run", "--config", str(conf), "--adapter", "caddyfile"],
+          {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")})
 
     trusted = ssl.create_default_context(cafile=str(cert))
 
