@@ -125,6 +125,8 @@ def discard_draft(t: Tournament, r: Round, actor: str, version) -> None:
     db.session.delete(r)
     bump(t)
     audit("round.discard", actor, {"round": r.number}, t.id)
+
+
 def objection_window(t: Tournament, n: int, now: datetime | None = None) -> dict | None:
     """SEM-C9: while the 10 minutes for reporting a discrepancy after round n-1
     run, drawing or publishing round n asks the operator first. The window
@@ -142,8 +144,6 @@ def objection_window(t: Tournament, n: int, now: datetime | None = None) -> dict
     pending = db.session.scalar(select(func.count()).select_from(Case).where(
         Case.tournament_id == t.id, Case.kind == "discrepancy", Case.round == n - 1, Case.status == "open"))
     return {**pub, "pending_reports": pending or 0}
-
-
 
 
 def seat_of(r: Round, start_no: int) -> tuple[RoundTable, int] | None:
