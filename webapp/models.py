@@ -219,6 +219,11 @@ class Sheet(db.Model):
     # form), and the chain entry that stored this sheet (services/chain.py)
     content: Mapped[dict | None] = mapped_column(JSON)
     chain_seq: Mapped[int | None]
+    # rule sets beyond money (RULES.md §2): ČSM's PB / Thousand's game score as strings, sheet order;
+    # how a Thousand game ended ("win" | "time"); ČSM's premium-game lines (CSM-3)
+    scores: Mapped[list | None] = mapped_column(JSON)
+    ended: Mapped[str | None] = mapped_column(String(10))
+    premium_games: Mapped[list | None] = mapped_column(JSON)
 
     table: Mapped[RoundTable] = relationship(back_populates="sheets")
 

@@ -33,6 +33,9 @@ from .keys import derived_key
 # the fields of a sheet that decide what counts: any change of them is a chain entry
 RECORD_FIELDS = ("version", "status", "sums", "entered_sums", "points", "disqualified", "early", "source",
                  "base_version", "note", "content_hash", "signatures")
+# a sheet's rule-set fields (ČSM PB and premium games, Thousand's score and ending): in its record
+# and content only when set, so that a money sheet's record and content stay what they were
+RULESET_FIELDS = ("scores", "ended", "premium_games")
 RECEIPT_CHARS = 8
 RECEIPT_MAX_CHARS = 10  # Sheet.receipt holds 12 characters with the dashes
 SERVER_LOG_LOCK = 4242
@@ -109,16 +112,23 @@ def sheet_record(sheet: Sheet, round_no: int, table_no: int) -> dict:
     rec["disqualified"] = list(rec["disqualified"] or [])
     rec["base_version"] = rec["base_version"] or 0
     rec["note"] = rec["note"] or ""
+    for f in RULESET_FIELDS:
+        if getattr(sheet, f, None) is not None:
+            rec[f] = getattr(sheet, f)
     return plain(rec)
 
 
 def desk_content(sheet: Sheet, tid: int, round_no: int, table_no: int, players) -> dict:
     """The server's canonical content of a sheet nobody signed on a phone (desk, paper, import, correction)."""
-    return plain({"format": DESK_CONTENT, "tournament": tid, "round": round_no, "table": table_no,
-                  "players": list(players), "version": sheet.version, "sums": sheet.sums,
-                  "entered_sums": sheet.entered_sums, "points": sheet.points,
-                  "disqualified": list(sheet.disqualified or []), "early": bool(sheet.early),
-                  "source": sheet.source, "note": sheet.note or ""})
+    content = {"format": DESK_CONTENT, "tournament": tid, "round": round_no, "table": table_no,
+               "players": list(players), "version": sheet.version, "sums": sheet.sums,
+               "entered_sums": sheet.entered_sums, "points": sheet.points,
+               "disqualified": list(sheet.disqualified or []), "early": bool(sheet.early),
+               "source": sheet.source, "note": sheet.note or ""}
+    for f in RULESET_FIELDS:
+        if getattr(sheet, f, None) is not None:
+            content[f] = getattr(sheet, f)
+    return plain(content)
 
 
 def content_hash_of(content: dict) -> str:
@@ -133,9 +143,13 @@ def content_disagrees(sheet: Sheet, content: dict) -> list[str]:
         sums = [f"{c / 100:.2f}" for c in content.get("sums_cents", [])]
         shown = {"sums": sheet.sums, "note": sheet.note or "", "base_version": sheet.base_version or 0}
         said = {"sums": sums, "note": content.get("note", ""), "base_version": content.get("base_version", 0)}
+        for f in RULESET_FIELDS:
+            shown[f], said[f] = getattr(sheet, f, None), protocol.stored_field(content, f)
     else:
         shown = {k: v for k, v in desk_content(sheet, 0, 0, 0, []).items()
                  if k not in ("format", "tournament", "round", "table", "players")}
+        for f in RULESET_FIELDS:
+            shown.setdefault(f, None)
         said = {k: content.get(k) for k in shown}
     return [k for k in shown if plain({"v": shown[k]}) != plain({"v": said[k]})]
 
@@ -199,7 +213,7 @@ def _collect_sheets(session, _ctx, _instances):
             pending.append(obj)
     for obj in session.dirty:
         if isinstance(obj, Sheet) and obj not in pending and any(
-                get_history(obj, f).has_changes() for f in RECORD_FIELDS):
+                get_history(obj, f).has_changes() for f in RECORD_FIELDS + RULESET_FIELDS):
             pending.append(obj)
 
 
@@ -479,7 +493,7 @@ def verify(t: Tournament) -> Verdict:
         if rec is None:
             continue
         now = sheet_record(sheet, round_no, table_no)
-        for f in RECORD_FIELDS:
+        for f in RECORD_FIELDS + RULESET_FIELDS:
             if now.get(f) != rec.get(f):
                 what = "signatures" if f == "signatures" else f"{_show(rec.get(f))} in the chain, " \
                                                               f"{_show(now.get(f))} in the database"

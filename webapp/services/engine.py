@@ -21,6 +21,23 @@ def rules_event(e: EventRow) -> rules.Event:
                        round=e.round, referees=tuple(e.referees or ()))
 
 
+def premium_games(raw) -> tuple[rules.PremiumGame, ...]:
+    """CSM-3 lines as stored ({"start_no", "game", "pb", "signed_by"})."""
+    return tuple(rules.PremiumGame(int(g["start_no"]), str(g["game"]), int(g["pb"]),
+                                   tuple(int(x) for x in g.get("signed_by") or ())) for g in raw or ())
+
+
+def rules_table(number: int, players, sheet) -> rules.TableResult:
+    """A stored sheet (or anything with its fields) as the engine's table result."""
+    scores = getattr(sheet, "scores", None)
+    return rules.TableResult(
+        table=number, players=tuple(players), sums=tuple(Decimal(s) for s in sheet.sums),
+        points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
+        disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early),
+        scores=tuple(Decimal(s) for s in scores) if scores is not None else None,
+        ended=getattr(sheet, "ended", None), premium_games=premium_games(getattr(sheet, "premium_games", None)))
+
+
 def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: bool = False) -> rules.Tournament:
     """The tournament as the engine sees it: every round up to `upto` whose tables
     all have an accepted sheet (or, with closed_only, only closed rounds)."""
@@ -35,11 +52,7 @@ def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: boo
             sheet = tab.sheet
             if sheet is None:
                 break
-            tables.append(rules.TableResult(
-                table=tab.number, players=tuple(tab.players),
-                sums=tuple(Decimal(s) for s in sheet.sums),
-                points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
-                disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early)))
+            tables.append(rules_table(tab.number, tab.players, sheet))
         else:
             if tables:
                 rounds.append(rules.Round(r.number, tuple(tables)))

@@ -6,6 +6,7 @@ commit to the caller, so a refused action (ServiceError) changes nothing.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -20,7 +21,7 @@ from ..rules.seating import DrawError, draw
 from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nominations
 from . import chain
 from .common import ServiceError, audit, bump, check_version
-from .engine import rules_tournament
+from .engine import rules_table, rules_tournament
 
 
 def current_round(t: Tournament) -> Round | None:
@@ -81,9 +82,25 @@ def draw_error_text(e: DrawError) -> str:
                         "nobody can join a cut round: withdraw %(num)d advancing players (SEM-D4), then draw "
                         "again.", e.details["withdraw"], r=e.details["round"], count=e.details["count"],
                         size=e.details["size"])
+    if e.code == "no-split":
+        sizes = " / ".join(str(k) for k in e.details.get("sizes", ()))
+        hint = []
+        if e.details.get("add"):
+            hint.append(ngettext("add %(num)d player", "add %(num)d players", e.details["add"]))
+        if e.details.get("withdraw"):
+            hint.append(_("withdraw %(num)d", num=e.details["withdraw"]))
+        return _("Round %(r)d: %(count)d players cannot be seated at tables of %(sizes)s under these rules: "
+                 "%(hint)s.", r=e.details["round"], count=e.details["count"], sizes=sizes,
+                 hint=_(" or ").join(hint) if hint else _("no number of tables fits"))
     if e.code == "no-players":
         return _("Round %(r)d: there are no players to seat. Check the players in first.", r=e.details["round"])
     return str(e)
+
+
+def score_text(v) -> str:
+    """A ČSM PB or a Thousand score as stored: a whole number as a string."""
+    d = Decimal(v)
+    return str(int(d)) if d == d.to_integral_value() else str(d)
 
 
 def draw_round(t: Tournament, actor: str, version=None) -> Round:
@@ -250,7 +267,8 @@ def parse_sums(values, n: int) -> list[Decimal]:
 
 def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str, *, source: str = "paper",
                  correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
-                 replace_version: int | None = None, entered_sums: list | None = None) -> Sheet:
+                 replace_version: int | None = None, entered_sums: list | None = None,
+                 scores: list | None = None, ended: str | None = None, premium_games: list | None = None) -> Sheet:
     """Store a table's sheet (SEM-B5). A wrong total is refused unless the operator
     applies the SEM-C5 administrative correction. A counted sheet is re-recorded
     only by naming its version and keeping its sums (a disqualification, SEM-D1:
@@ -275,6 +293,15 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
         if s not in tab.players:
             raise ServiceError(_("Start number %(s)d does not sit at table %(t)d.", s=s, t=tab.number))
     entered = entered_sums  # kept from the version a disqualification re-records (a new row, never an edit)
+    if correct_total and not rs.winner_bears_total:
+        raise ServiceError(_("Table %(t)d: under these rules nobody bears a wrong total: correct the sheet "
+                             "itself.", t=tab.number), field="total")
+    scores_text = [score_text(v) for v in scores] if scores is not None else None
+    problem = rs.check_table(rules_table(tab.number, tab.players, SimpleNamespace(
+        points=None, sums=[f"{v:.2f}" for v in sums], disqualified=dq, early=early, scores=scores_text, ended=ended,
+        premium_games=premium_games)))
+    if problem:
+        raise ServiceError(_("Table %(t)d: %(problem)s", t=tab.number, problem=problem))
     if not dq:
         blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
         if blocking and blocking[0].code == "total":
@@ -297,7 +324,8 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     version = max((s.version for s in tab.sheets), default=0) + 1
     sheet = Sheet(table=tab, version=version, status="accepted",
                   sums=[f"{s:.2f}" for s in sums], entered_sums=entered, disqualified=dq, early=early,
-                  source=source, note=note, created_by=actor)
+                  source=source, note=note, created_by=actor, scores=scores_text, ended=ended,
+                  premium_games=premium_games or None)
     db.session.add(sheet)
     bump(t)
     db.session.flush()

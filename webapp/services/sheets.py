@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from types import SimpleNamespace
 
 from flask_babel import gettext as _
 from sqlalchemy import select
@@ -26,6 +27,7 @@ from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain
 from .common import ServiceError, StaleError, audit, bump
+from .engine import rules_table
 from .pins import PinError, PinLocked, check_pin, pin_proof, round_started
 from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
@@ -289,17 +291,42 @@ def _check_sums(t: Tournament, tab: RoundTable, c: protocol.Content) -> None:
     sums = [Decimal(cents_text(x)) for x in c.sums_cents]
     expected = rs.expected_total(len(sums))
     if expected is not None and sum(sums) != expected:
-        raise invalid("wrong-total", _("The sums total %(total)s, the table total must be %(exp)s (SEM-C5).",
-                                       total=f"{sum(sums):.2f}", exp=f"{expected:.2f}"), field="content.sums_cents")
+        raise invalid("wrong-total", _("The sums total %(total)s, the table total must be %(exp)s (%(rule)s).",
+                                       total=f"{sum(sums):.2f}", exp=f"{expected:.2f}", rule=rs.total_rule),
+                      field="content.sums_cents")
+    _check_ruleset_fields(rs, tab, c)
     for h in sheet_hints(rs, sums):
         if h.blocking and h.position is not None:
             raise invalid("impossible-sum", _("A sum of %(sum)s is impossible: one game costs at most %(max)s "
                                               "(SEM-C11).", sum=f"{sums[h.position]:.2f}",
                                               max=f"{rs.max_payment_per_game:.2f}"),
                           start_no=c.players[h.position], field=f"content.sums_cents[{h.position}]")
-    if c.negative and not c.note.strip():
+    if c.negative and rs.negative_sum_note and not c.note.strip():
         raise invalid("note-required", _("A negative sum needs the note of the last game (SEM-C8): its type and "
                                          "payment."), field="content.note")
+
+
+def _check_ruleset_fields(rs, tab: RoundTable, c: protocol.Content) -> None:
+    """The rule set's own fields (docs/SYNC.md "Rule sets"): ČSM's PB and premium games (CSM-2, CSM-3),
+    Thousand's score and ending (TH-3); the rule set's own checks of the sheet."""
+    wants = {"scores": rs.result_kind != "money", "ended": rs.result_kind == "score",
+             "premium_games": rs.result_kind == "zb+pb"}
+    for name, wanted in wants.items():
+        present = getattr(c, name) is not None
+        if present != wanted and (wanted or present):
+            if name == "premium_games" and not present:
+                continue  # a ČSM sheet without a game worth 50 PB sends no list
+            message = (_("This tournament's sheet needs the field %(field)s.", field=name) if wanted
+                       else _("This tournament's sheet has no field %(field)s.", field=name))
+            raise invalid("bad-ruleset-field", message, field=f"content.{name}")
+    if rs.result_kind == "score" and [x * 100 for x in c.scores] != list(c.sums_cents):
+        raise invalid("bad-ruleset-field", _("The scores and the sums of the sheet differ."), field="content.scores")
+    games = [{"start_no": s, "game": g, "pb": pb, "signed_by": list(by)} for s, g, pb, by in c.premium_games or ()]
+    problem = rs.check_table(rules_table(tab.number, tab.players, SimpleNamespace(
+        sums=[cents_text(x) for x in c.sums_cents], points=None, disqualified=(), early=False,
+        scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended, premium_games=games)))
+    if problem:
+        raise invalid("ruleset", problem, field="content")
 
 
 def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:
@@ -426,7 +453,7 @@ def submit(sub: protocol.Submission) -> Answer:
         other = current or (waiting[-1] if waiting else None)
         if other is not None:
             status, kind = "dispute", "dispute"
-        elif c.negative:
+        elif c.negative and get_ruleset(t.ruleset).negative_sum_note:
             status, kind = "pending", "negative-sum"  # SEM-C8: counts once the referee co-signs
         elif reissued:
             status, kind = "pending", "pin-reissued"  # a PIN handed out mid-round signs nothing alone
@@ -435,7 +462,9 @@ def submit(sub: protocol.Submission) -> Answer:
     sheet = Sheet(table=tab, version=next_version(tab), status=status,
                   sums=[cents_text(x) for x in c.sums_cents], source="phone", note=c.note, created_by=ACTOR,
                   content_hash=h, signatures=[own.get(s) or sub.signature_of(s).stored() for s in tab.players],
-                  content=c.as_dict(), base_version=c.base_version)
+                  content=c.as_dict(), base_version=c.base_version,
+                  scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended,
+                  premium_games=protocol.stored_field(c.as_dict(), "premium_games"))
     db.session.add(sheet)
     chain.record_sheets(t.id, ACTOR)  # its receipt: a prefix of its chain entry's hash
     case = None

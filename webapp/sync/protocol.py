@@ -18,6 +18,13 @@ PROTOCOL = "listok-sheet/1"
 
 CONTENT_KEYS = frozenset({"protocol", "tournament", "round", "table", "players", "sums_cents", "note",
                           "base_version"})
+# rule-set fields (docs/SYNC.md "Rule sets"): present only when the rule set has them, so a money
+# sheet's content and hash are what they were
+OPTIONAL_KEYS = frozenset({"scores", "ended", "premium_games"})
+ENDINGS = ("win", "time")  # TH-3
+MAX_PREMIUM_GAMES = 40
+MAX_GAME = 60
+MAX_SCORE = 10**6
 MAX_NOTE = 500  # characters (code points)
 MAX_DRAWING = 64 * 1024  # bytes; path data is ASCII, so also characters
 MAX_PLAYERS = 8
@@ -56,11 +63,22 @@ class Content:
     note: str = ""
     base_version: int = 0
     protocol: str = PROTOCOL
+    scores: tuple[int, ...] | None = None  # ČSM: PB per player; Thousand: the game score (= sums_cents / 100)
+    ended: str | None = None  # Thousand: "win" or "time" (TH-3)
+    premium_games: tuple[tuple[int, str, int, tuple[int, ...]], ...] | None = None  # ČSM (CSM-3)
 
     def as_dict(self) -> dict:
-        return {"protocol": self.protocol, "tournament": self.tournament, "round": self.round,
-                "table": self.table, "players": list(self.players), "sums_cents": list(self.sums_cents),
-                "note": self.note, "base_version": self.base_version}
+        d = {"protocol": self.protocol, "tournament": self.tournament, "round": self.round,
+             "table": self.table, "players": list(self.players), "sums_cents": list(self.sums_cents),
+             "note": self.note, "base_version": self.base_version}
+        if self.scores is not None:
+            d["scores"] = list(self.scores)
+        if self.ended is not None:
+            d["ended"] = self.ended
+        if self.premium_games is not None:
+            d["premium_games"] = [{"start_no": s, "game": g, "pb": pb, "signed_by": list(by)}
+                                  for s, g, pb, by in self.premium_games]
+        return d
 
     @property
     def hash(self) -> str:
@@ -154,7 +172,7 @@ def parse_content(data) -> Content:
     missing = sorted(CONTENT_KEYS - data.keys())
     if missing:
         raise _bad(f"content.{missing[0]} is missing.", f"content.{missing[0]}")
-    extra = sorted(data.keys() - CONTENT_KEYS)
+    extra = sorted(data.keys() - CONTENT_KEYS - OPTIONAL_KEYS)
     if extra:  # a signed object the server would not store whole: refuse it rather than drop a part
         raise _bad(f"content.{extra[0]} is not part of {PROTOCOL}.", f"content.{extra[0]}")
     if data["protocol"] != PROTOCOL:
@@ -165,13 +183,52 @@ def parse_content(data) -> Content:
     sums = _int_list(data["sums_cents"], "content.sums_cents", -MAX_CENTS, MAX_CENTS)
     if len(sums) != len(players):
         raise _bad("content.sums_cents must have one sum per player.", "content.sums_cents")
+    scores = None
+    if "scores" in data:
+        scores = _int_list(data["scores"], "content.scores", -MAX_SCORE, MAX_SCORE)
+        if len(scores) != len(players):
+            raise _bad("content.scores must have one score per player.", "content.scores")
+    ended = None
+    if "ended" in data:
+        ended = data["ended"]
+        if ended not in ENDINGS:
+            raise _bad('content.ended must be "win" or "time".', "content.ended")
+    games = None
+    if "premium_games" in data:
+        raw = data["premium_games"]
+        if not isinstance(raw, list) or len(raw) > MAX_PREMIUM_GAMES:
+            raise _bad(f"content.premium_games must be a list of at most {MAX_PREMIUM_GAMES} games.",
+                       "content.premium_games")
+        games = []
+        for i, g in enumerate(raw):
+            f = f"content.premium_games[{i}]"
+            if not isinstance(g, dict) or set(g) != {"start_no", "game", "pb", "signed_by"}:
+                raise _bad(f"{f} must be an object with start_no, game, pb and signed_by.", f)
+            by = g["signed_by"]
+            if not isinstance(by, list) or len(by) > MAX_PLAYERS:
+                raise _bad(f"{f}.signed_by must be a list of start numbers.", f"{f}.signed_by")
+            games.append((_int(g["start_no"], f"{f}.start_no", 1, MAX_ID), _str(g["game"], f"{f}.game", MAX_GAME),
+                          _int(g["pb"], f"{f}.pb", 0, MAX_SCORE),
+                          tuple(_int(x, f"{f}.signed_by[{k}]", 1, MAX_ID) for k, x in enumerate(by))))
+        games = tuple(games)
     return Content(
+        scores=scores, ended=ended, premium_games=games,
         tournament=_int(data["tournament"], "content.tournament", 1, MAX_ID),
         round=_int(data["round"], "content.round", 1, MAX_ID),
         table=_int(data["table"], "content.table", 1, MAX_ID),
         players=players, sums_cents=sums,
         note=_str(data["note"], "content.note", MAX_NOTE, empty=True),
         base_version=_int(data["base_version"], "content.base_version", 0, MAX_ID))
+
+
+def stored_field(content: dict, name: str):
+    """A rule-set field of a content dict as a Sheet row keeps it (scores as strings), or None."""
+    value = content.get(name)
+    if value is None:
+        return None
+    if name == "scores":
+        return [str(v) for v in value]
+    return value
 
 
 def _signed_at(value, field: str) -> str:

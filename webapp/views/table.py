@@ -123,7 +123,7 @@ def sheet(token: str):
         "players": [{"start_no": s.start_no, "name": s.name, "club": s.club, "position": s.position}
                     for s in table_seats],
         "total_cents": state["total_cents"], "cards_position": state["cards_position"],
-        "place_points": list(get_ruleset(t.ruleset).place_points[len(tab.players)]),
+        "place_points": list(get_ruleset(t.ruleset).place_points.get(len(tab.players), ())),
         "sheet": state["sheet"], "draft": state["draft"], "money": money_format(),
         "api": {"sheets": url_for("sync.submit_sheet"), "pin": url_for("sync.check_pin"),
                 "table": url_for("sync.table"), "drafts": url_for("sync.publish_draft"),
