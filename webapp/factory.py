@@ -8,7 +8,7 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import admission, errors, headers, i18n
+from . import admission, caching, errors, headers, i18n
 from .config import load_config
 from .database import configure_sqlite
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
@@ -39,6 +39,7 @@ def build_app(config: dict | None = None) -> Flask:
     Compress(app)  # small first load of the phone's table page and its scripts
     headers.init_app(app)
     admission.init_app(app)
+    caching.init_app(app)
     errors.init_app(app)
 
     from . import models

@@ -89,6 +89,9 @@ class Tournament(db.Model):
     nomination_duty: Mapped[dict | None] = mapped_column(JSON)
     # bumped by every change that alters the field, the draw or results: stale forms are refused
     version: Mapped[int] = mapped_column(default=1)
+    # bumped with `version` except by the running round's phone sheets: what public pages show
+    # (standings, projector seating, player pages) is cached and revalidated by it (ETag)
+    public_version: Mapped[int] = mapped_column(default=1, server_default="1")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # the head of the tournament's hash chain (services/chain.py), MAC'd: a deleted tail shows
     chain_seq: Mapped[int] = mapped_column(default=0, server_default="0")

@@ -41,20 +41,25 @@ def check_version(t: Tournament, version) -> None:
                            "Nothing was saved: reload and check before trying again."))
 
 
-def bump(t: Tournament) -> None:
+def bump(t: Tournament, public: bool = True) -> None:
     """Count a change of the tournament. The UPDATE only matches the version this
     request read: a concurrent change committed meanwhile (another operator's
     tab, a phone) makes it match nothing, and this request is refused instead
     of silently writing over the other one (on PostgreSQL the row lock makes
     the second writer wait and then see the new version)."""
     seen = t.version
+    values = {"version": seen + 1}
+    if public:  # `public=False`: a change no public page shows (a phone sheet of the running round)
+        values["public_version"] = Tournament.public_version + 1
     result = db.session.execute(
         update(Tournament).where(Tournament.id == t.id, Tournament.version == seen)
-        .values(version=seen + 1).execution_options(synchronize_session=False))
+        .values(**values).execution_options(synchronize_session=False))
     if result.rowcount != 1:
         raise StaleError(_("Someone changed this tournament at the same moment. "
                            "Nothing was saved: reload and check before trying again."))
     set_committed_value(t, "version", seen + 1)
+    if public:
+        db.session.expire(t, ["public_version"])
 
 
 def audit(action: str, actor: str, payload: dict, tournament_id: int | None = None) -> AuditEntry:

@@ -479,7 +479,7 @@ def submit(sub: protocol.Submission) -> Answer:
         db.session.flush()
     answer = sheet_answer(sheet, case)
     _store_submission(sub, h, tab, sheet, answer)
-    bump(t)
+    bump(t, public=False)  # the round being played: no public page shows its sheets but the player's own
     audit("sheet.phone", ACTOR, {"round": r.number, "table": tab.number, "version": sheet.version,
                                  "status": status, "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt,
                                  "content_hash": h, "base_version": c.base_version,

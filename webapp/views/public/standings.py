@@ -7,8 +7,11 @@ from flask import abort, current_app, render_template, request
 from flask_babel import format_time, get_locale
 from markupsafe import Markup
 
-from ...extensions import htmx
-from ...models import Tournament
+from sqlalchemy import select
+
+from ... import caching
+from ...extensions import db, htmx
+from ...models import Round, RoundTable, Sheet, Tournament
 from ...services import chain, results as svc
 from ...services.common import ServiceError, get_tournament
 from ..render_cache import VersionedCache
@@ -33,7 +36,10 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
     `publication` moves with the clock: callers add it per request."""
     # the database URL keeps apps of one process apart (tests: a fresh database per test, ids repeat)
     db_url, locale = current_app.config["SQLALCHEMY_DATABASE_URI"], str(get_locale())
-    key = (db_url, t.id, t.version, after, locale)
+    # standings of closed rounds move only with the public version (a running round's phone sheets do not
+    # bump it, services/common.bump); anything later with every change
+    basis = t.public_version if after <= (svc.last_closed(t) or 0) else ("all", t.version)
+    key = (db_url, t.id, basis, after, locale)
 
     def make():
         full = svc.load_tournament(t.id)
@@ -66,6 +72,18 @@ def _standings(t: Tournament, after: int | None) -> tuple[int | None, dict | Non
 def standings(tid: int):
     after = request.args.get("after", type=int)
     t = get_tournament(tid)
+    latest = svc.public_standings_round(t)
+    shown = after or latest
+    rnd = next((r for r in t.rounds if r.number == shown), None)
+    window = svc.publication(rnd) if rnd is not None else None
+    # the SEM-C9 window's minutes move with the clock: part of what the page shows
+    moving = (window["open"], window["minutes_left"]) if window else None
+    return caching.public_page("standings", (t.id, t.public_version, latest, moving),
+                               lambda: _standings_response(t, after), max_age=10 if not moving or not moving[0]
+                               else 5)
+
+
+def _standings_response(t: Tournament, after: int | None):
     latest, page, table = _standings(t, after)
     if latest is None:
         return render_template("public/standings.html", t=t, page=None, hhmm=hhmm, hidden=True)
@@ -82,6 +100,26 @@ def standings(tid: int):
 
 @bp.get("/t/<int:tid>/player/<int:start_no>")
 def player(tid: int, start_no: int):
+    t = get_tournament(tid)
+    return caching.public_page("player", (t.id, t.public_version, start_no, running_table_state(t, start_no)),
+                               lambda: _player(tid, start_no), max_age=15)
+
+
+def _player(tid: int, start_no: int):
     t = svc.load_tournament(tid)
     page = svc.player_page(t, start_no)
     return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))
+
+
+def running_table_state(t: Tournament, start_no: int) -> tuple:
+    """The sheets (id, status) of the player's table in the round being played: the
+    one part of their page the public version does not cover (their receipts)."""
+    r = db.session.scalar(select(Round).where(Round.tournament_id == t.id).order_by(Round.number.desc()).limit(1))
+    if r is None or r.status != "published":
+        return ()
+    for table_id, players in db.session.execute(select(RoundTable.id, RoundTable.players)
+                                                .where(RoundTable.round_id == r.id)):
+        if start_no in (players or ()):
+            return (r.id, table_id, tuple(db.session.execute(
+                select(Sheet.id, Sheet.status).where(Sheet.table_id == table_id).order_by(Sheet.id)).all()))
+    return (r.id,)

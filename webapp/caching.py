@@ -1,0 +1,146 @@
+"""HTTP caching of the public pages and the static files (issue 11).
+
+Public pages (standings, projector, seating, a player's page) are answered with
+a strong ETag made from what the page shows: the tournament's public version
+(services/common.bump: the running round's phone sheets do not move it), the
+language, the query and whatever else the caller names. The ETag is compared
+*before* anything is rendered, so a revalidation costs one small query, and the
+rendered body is kept per ETag (no lock: a VersionedCache). Anonymous visitors
+get `Cache-Control: public`, no cookie, no session and no CSRF token, so a
+reverse proxy or a CDN may keep the page for everybody; a request carrying a
+session or a language cookie is answered `private` (it may differ for them).
+
+Static files get a content-hash query (`?v=…`, added by url_for), a year's
+max-age when it matches, and an ETag from their content, the same on every
+machine.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from flask import Flask, current_app, request
+from flask.sessions import SecureCookieSessionInterface
+from flask_babel import get_locale
+
+from . import i18n
+from .views.render_cache import VersionedCache
+
+YEAR = 365 * 24 * 3600
+BODIES = VersionedCache(256)
+RENDERS: dict[str, int] = {}  # page name -> bodies rendered by this process (tests count them)
+
+
+def anonymous() -> bool:
+    """No session, remember or language cookie: the page is the same for every such visitor."""
+    cookies = request.cookies
+    return not (cookies.get(current_app.config.get("SESSION_COOKIE_NAME", "session"))
+                or cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token"))
+                or cookies.get(i18n.COOKIE))
+
+
+def etag_for(name: str, key: tuple) -> str:
+    raw = repr((name, current_app.config["SQLALCHEMY_DATABASE_URI"], str(get_locale()), request.full_path,
+                request.headers.get("HX-Request", ""), key))
+    return hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+
+
+def public_page(name: str, key: tuple, render, *, max_age: int = 10, stale: int = 30):
+    """The page `render()` makes, as a cacheable response with a strong ETag from
+    `key` (which must change whenever the page would); 304 when the client has it."""
+    tag = etag_for(name, key)
+    headers = {"ETag": f'"{tag}"', "Vary": "Accept-Language, HX-Request",
+               "Cache-Control": f"public, max-age={max_age}, stale-while-revalidate={stale}"
+               if anonymous() and "lang" not in request.args else f"private, max-age=0, must-revalidate"}
+    if tag in request.if_none_match:
+        response = current_app.response_class(status=304)
+        response.headers.update(headers)
+        return response
+
+    def make():
+        RENDERS[name] = RENDERS.get(name, 0) + 1
+        return render()
+
+    body = make() if not anonymous() else BODIES.get_or_make(tag, make)
+    response = current_app.make_response(body)
+    response.headers.update(headers)
+    if response.status_code != 200:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# --------------------------------------------------------------------------- static files
+
+
+@lru_cache(maxsize=512)
+def _file_hash(path: str, mtime_ns: int, size: int) -> str:
+    with open(path, "rb") as f:
+        return hashlib.blake2b(f.read(), digest_size=8).hexdigest()
+
+
+def static_hash(filename: str) -> str | None:
+    folder = current_app.static_folder
+    path = os.path.join(folder, filename)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _file_hash(path, st.st_mtime_ns, st.st_size)
+
+
+class CookielessSession(SecureCookieSessionInterface):
+    """No `Vary: Cookie` on an answer to a visitor who sent no session cookie and got
+    none: reading an empty session (is anyone signed in? any flashed message?)
+    made every public page vary by cookie."""
+
+    def save_session(self, app, session, response):
+        if not session and not request.cookies.get(self.get_cookie_name(app)):
+            session.accessed = False
+        return super().save_session(app, session, response)
+
+
+def init_app(app: Flask) -> None:
+    app.session_interface = CookielessSession()
+
+    @app.url_defaults
+    def hashed_static(endpoint, values):
+        if endpoint == "static" and "filename" in values and "v" not in values:
+            h = static_hash(values["filename"])
+            if h:
+                values["v"] = h
+
+    def max_age(filename):
+        # a hashed URL never changes its content; a plain one is revalidated (its ETag is the content's)
+        return YEAR if request.args.get("v") else None
+
+    app.get_send_file_max_age = max_age
+
+    @app.before_request
+    def static_not_modified():
+        if request.endpoint != "static" or not request.if_none_match:
+            return None
+        h = static_hash(request.view_args.get("filename", ""))
+        if h and h in request.if_none_match:
+            response = app.response_class(status=304)
+            _static_headers(response, h)
+            return response
+        return None
+
+    @app.after_request
+    def static_headers(response):
+        if request.endpoint == "static" and response.status_code in (200, 304):
+            h = static_hash(request.view_args.get("filename", ""))
+            if h:
+                _static_headers(response, h)
+        return response
+
+
+def _static_headers(response, h: str) -> None:
+    response.set_etag(h)
+    response.headers.pop("Last-Modified", None)  # the content decides, not the file's time on this machine
+    if request.args.get("v") == h:
+        response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
+    else:
+        response.headers["Cache-Control"] = "public, no-cache"
