@@ -67,6 +67,10 @@ def build_app(config: dict | None = None) -> Flask:
     app.jinja_env.filters["money"] = i18n.money
     app.jinja_env.filters["amount"] = i18n.amount
     app.jinja_env.filters["points"] = i18n.points
+    app.jinja_env.filters["in_unit"] = i18n.in_unit
+    from .rules.ruleset import get_ruleset
+
+    app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
 
     @app.context_processor
     def inject_locale():

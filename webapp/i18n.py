@@ -65,6 +65,20 @@ def amount(value) -> str:
     return "-" + text if value < 0 else text
 
 
+def in_unit(value, currency: str | None = "EUR") -> str:
+    """A round result in the rule set's unit (RULES.md §2): euros as `money`, Czech crowns
+    as 14,50 Kč, ČSM's ZB and Thousand's scores as whole numbers (ZB with its unit)."""
+    if value is None or value == "":
+        return ""
+    if currency == "EUR":
+        return money(value)
+    value = Decimal(value)
+    if currency == "Kč":
+        return amount(value) + "\xa0Kč"
+    text = str(int(value)) if value == value.to_integral_value() else amount(value)
+    return f"{text}\xa0{currency}" if currency else text
+
+
 def points(value) -> str:
     """Whole points as integers, halves as 2,5 (locale decimal sign)."""
     if value is None or value == "":

@@ -27,7 +27,7 @@ from ..rules.seating import Draw, DrawError, SeatedTable, draw
 from ..rules.standings import collect_stats, field_status, standings
 from . import rounds as round_service
 from .common import ServiceError, StaleError, audit, bump, check_version
-from .engine import rules_player, rules_tournament
+from .engine import premium_games as engine_premium_games, rules_player, rules_table, rules_tournament
 
 DISCREPANCY_WINDOW = timedelta(minutes=10)  # SEM-C9
 PUBLIC_FROM_ROUND = 2  # SEM-C9
@@ -166,8 +166,66 @@ def parse_table_sums(rs: RuleSet, tab: RoundTable, values, dq, early: bool) -> l
     return sums  # type: ignore[return-value]
 
 
-def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = None) -> SheetPreview:
+PREMIUM_LINES = 4  # blank ČSM premium-game lines the desk offers (CSM-3)
+
+
+def desk_extra(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> dict:
+    """The rule set's own fields of a desk entry (RULES.md §2): ČSM's PB per player (`score0`…) and
+    premium-game lines (`pg_start0`, `pg_game0`, `pg_pb0`, `pg_signed0` …, CSM-3); Thousand's ending
+    (`ended`, TH-3; its scores are the sums). Keyword arguments for record_sheet; with `strict` an
+    empty or wrong field raises ServiceError naming it, else what can be read is returned."""
+    n = len(tab.players)
+    out: dict = {}
+    if rs.result_kind == "score":
+        ended = (form.get("ended") or "").strip()
+        if ended not in ("win", "time"):
+            if strict:
+                raise ServiceError(_("Say how the game ended: a player reached 1000, or time ran out (TH-3)."),
+                                   field="ended")
+            ended = None
+        out["ended"] = ended
+    if rs.result_kind == "zb+pb":
+        scores = []
+        for i in range(n):
+            v = str(form.get(f"score{i}", "") or "").strip()
+            try:
+                scores.append(int(v))
+            except ValueError:
+                if strict:
+                    raise ServiceError(_("PB of position %(i)d: enter a whole number, 0 or more.", i=i + 1),
+                                       field=f"score{i}") from None
+                return out
+        out["scores"] = scores
+        games = []
+        for k in range(PREMIUM_LINES):
+            start, game = form.get(f"pg_start{k}", "").strip(), form.get(f"pg_game{k}", "").strip()
+            pb, signed = form.get(f"pg_pb{k}", "").strip(), form.get(f"pg_signed{k}", "").strip()
+            if not (start or game or pb):
+                continue
+            try:
+                by = [int(x) for x in signed.replace(";", ",").replace(" ", ",").split(",") if x]
+                games.append({"start_no": int(start), "game": game[:60], "pb": int(pb), "signed_by": by})
+            except ValueError:
+                if strict:
+                    raise ServiceError(_("Premium game %(k)d: the start number, the PB and the signatures are "
+                                         "whole numbers (CSM-3).", k=k + 1), field=f"pg{k}") from None
+        out["premium_games"] = games
+    return out
+
+
+def extra_table(rs: RuleSet, tab: RoundTable, sums, extra: dict, dq=(), early=False) -> rules.TableResult:
+    scores = extra.get("scores")
+    if rs.result_kind == "score":
+        scores = list(sums)
+    return rules.TableResult(tab.number, tuple(tab.players), tuple(sums), disqualified=tuple(dq), early=early,
+                             scores=tuple(Decimal(x) for x in scores) if scores is not None else None,
+                             ended=extra.get("ended"),
+                             premium_games=engine_premium_games(extra.get("premium_games")))
+
+
+def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = None, form=None) -> SheetPreview:
     rs = get_ruleset(t.ruleset)
+    extra = desk_extra(rs, tab, form or {}, strict=False)
     dq, dq_early = table_dq(tab)
     early = dq_early if early is None else (early or dq_early)
     n = len(tab.players)
@@ -190,9 +248,11 @@ def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = N
         p.running = sum(typed, Decimal(0))
         return p
     p.sums, p.total = sums, sum(sums, Decimal(0))
-    outcome = table_outcome(rs, rules.TableResult(tab.number, tuple(tab.players), tuple(sums),
-                                                  disqualified=tuple(dq), early=p.early))
+    table = extra_table(rs, tab, sums, extra, dq, p.early)
+    outcome = table_outcome(rs, table)
     p.points, p.money = outcome.points, outcome.money
+    if not dq and (rs.result_kind != "money") and (rs.result_kind != "zb+pb" or "scores" in extra):
+        p.error = rs.check_table(table)
     if dq:
         return p
     for h in sheet_hints(rs, sums):
@@ -219,10 +279,7 @@ def sheet_outcome(t: Tournament, tab: RoundTable):
     sheet = tab.sheet
     if sheet is None:
         return None
-    return table_outcome(get_ruleset(t.ruleset), rules.TableResult(
-        tab.number, tuple(tab.players), tuple(Decimal(s) for s in sheet.sums),
-        points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
-        disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early)))
+    return table_outcome(get_ruleset(t.ruleset), rules_table(tab.number, tab.players, sheet))
 
 
 def check_sheet_version(tab: RoundTable, seen) -> None:
@@ -265,7 +322,7 @@ def _counts_message(tab: RoundTable, sheet: Sheet) -> str:
 
 
 def record_desk_sheet(t: Tournament, tab: RoundTable, values, actor: str, *, sheet_version,
-                      correct_total: bool = False, note: str = "", early: bool = False) -> Sheet:
+                      correct_total: bool = False, note: str = "", early: bool = False, form=None) -> Sheet:
     """A paper sheet typed at the desk (SEM-B5): SEM-C5 needs the operator's
     explicit correction, a negative sum needs the last-game note (SEM-C8), and
     disqualifications noted earlier are recorded with the sheet (SEM-D1).
@@ -278,9 +335,13 @@ def record_desk_sheet(t: Tournament, tab: RoundTable, values, actor: str, *, she
         raise SheetCounts(_counts_message(tab, tab.sheet), tab.sheet)
     check_sheet_version(tab, sheet_version)
     sums, dq, early, note = _desk_entry(t, tab, values, note, early)
+    rs = get_ruleset(t.ruleset)
+    extra = desk_extra(rs, tab, form or {})
+    if rs.result_kind == "score":
+        extra["scores"] = sums
     sheet = round_service.record_sheet(
         t, tab, sums, actor, source="paper", correct_total=correct_total, disqualified=dq, early=early,
-        note=note)
+        note=note, **extra)
     tab.pending_dq = None
     return sheet
 
@@ -291,7 +352,7 @@ def _desk_entry(t: Tournament, tab: RoundTable, values, note: str, early: bool):
     early = bool(dq) and (early or dq_early)
     sums = parse_table_sums(rs, tab, values, dq, early)
     note = (note or "").strip()
-    if not dq and any(s < 0 for s in sums) and not note:
+    if not dq and rs.negative_sum_note and any(s < 0 for s in sums) and not note:
         raise ServiceError(_("A negative sum needs the note of the last game (SEM-C8): "
                              "its type and payment, as written on the back of the sheet."), field="note")
     return sums, dq, early, note
@@ -518,6 +579,10 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
             for rnd, m, pts in zip(st.rounds, st.sums, st.round_points):
                 cells[rnd] = RoundCell(rnd, tables.get((rnd, s)), m, pts, marks.get((rnd, s)),
                                        old_sum=c4_old.get((rnd, s)) if marks.get((rnd, s)) == "C4" else None)
+        if st is not None:  # a rule set's own report rows (ČSM, Thousand) get the shared columns too
+            row = {"points": st.points, "money": st.money, "last_round": st.last_round,
+                   "records": {str(p): st.records.get(p, 0) for p in rs.record_points},
+                   "tournament_points": None, **row}
         stage = max(row["last_round"], floor)
         rows.append({**row, "stage": stage, "new_stage": stage != prev_stage,
                      "cells": [cells.get(n) for n in range(1, k + 1)],

@@ -19,7 +19,7 @@ from . import csvsafe
 from .common import ServiceError, audit
 from .engine import rules_tournament
 from .players import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING
-from .rounds import points_json
+from .rounds import points_json, score_text
 
 
 def _check_fits(t, source: str) -> None:
@@ -104,7 +104,12 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
             tab = RoundTable(number=tr.table, players=list(tr.players), flags=[])
             tab.sheets.append(Sheet(version=1, status="accepted", sums=[exchange.money_text(s) for s in tr.sums],
                                     points=points_json(tr.points), disqualified=list(tr.disqualified),
-                                    early=tr.early, source="import", created_by=actor))
+                                    early=tr.early, source="import", created_by=actor,
+                                    scores=[score_text(v) for v in tr.scores] if tr.scores is not None else None,
+                                    ended=tr.ended,
+                                    premium_games=[{"start_no": g.start_no, "game": g.game, "pb": g.pb,
+                                                    "signed_by": list(g.signed_by)}
+                                                   for g in tr.premium_games] or None))
             row.tables.append(tab)
         t.rounds.append(row)
     for e in rt.events:

@@ -37,7 +37,7 @@ def hhmm(dt) -> str:
 
 
 def _desk_sums(form) -> list[str]:
-    return [form.get(f"sum{i}", "") for i in range(3)]
+    return [form.get(f"sum{i}", "") for i in range(8)]
 
 
 def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_field=None, saved=False, focus=False,
@@ -107,7 +107,8 @@ def desk_table(tid: int, n: int, table: int):
 def desk_preview(tid: int, n: int, table: int):
     """The running total and points while the operator types (htmx, on input)."""
     t, r, tab = _desk_table_of(tid, n, table)
-    preview = svc.preview_sheet(t, tab, _desk_sums(request.args), early=request.args.get("early") == "1")
+    preview = svc.preview_sheet(t, tab, _desk_sums(request.args), early=request.args.get("early") == "1",
+                                form=request.args)
     return render_template("operator/results/_desk_preview.html", **_table_ctx(t, r, tab, editing=True,
                                                                               preview=preview))
 
@@ -120,7 +121,8 @@ def desk_save(tid: int, n: int, table: int):
     try:
         sheet = svc.record_desk_sheet(
             t, tab, _desk_sums(f), _actor(), sheet_version=f.get("sheet_version"),
-            correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1")
+            correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1",
+            form=f)
     except ServiceError as e:
         return _desk_refused(tid, n, table, e)
     db.session.commit()
@@ -143,7 +145,7 @@ def _desk_refused(tid: int, n: int, table: int, e: ServiceError):
     db.session.rollback()
     f = request.form
     t, r, tab = _desk_table_of(tid, n, table)
-    preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1")
+    preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1", form=f)
     errors = dict(error=str(e), error_field=e.field, preview=preview, refused=isinstance(e, svc.SheetCounts))
     if htmx:
         return render_template("operator/results/_desk_table.html",
