@@ -132,6 +132,15 @@ def test_ruleset_tournament_end_to_end(app, op, code, n):
                 assert 3 in sizes and 4 in sizes  # SMU-1, CSM-1, TH-1
             page = text(op.get(f"/operator/t/{tid}/round/1/sheets"))
             assert page.count("<svg") >= len(tables)
+            # SMU: Kč; ČSM: ZB/PB and the premium-game lines (CSM-3); Thousand: scores and the ending (TH-3)
+            if rs.currency == "Kč":
+                assert "(Kč)" in page
+            if rs.result_kind == "zb+pb":
+                assert "ps-premium" in page and ">PB<" in page
+            if rs.result_kind == "score":
+                assert "ps-ended" in page
+            for tab_id, number, k in tables:
+                assert page.count(f'<td class="ps-no">') >= sum(kk for *_x, kk in tables)
         final = rs.final_size is not None and rnd == rs.rounds
         for tab_id, number, k in tables:
             form = result_for(code, k, rng, final)

@@ -223,4 +223,5 @@ def print_sheets(tid: int, n: int):
                        "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url)})
     host = urlparse(sheets[0]["url"]).hostname if sheets else None
     local = bool(host) and (host == "localhost" or host == "::1" or host.startswith("127."))
-    return render_template("operator/rounds/sheets.html", t=t, r=r, sheets=sheets, local_host=host if local else None)
+    return render_template("operator/rounds/sheets.html", t=t, r=r, sheets=sheets, local_host=host if local else None,
+                           rs=rs)
