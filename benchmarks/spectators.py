@@ -7,7 +7,7 @@ A venue of 420 players (rounds 1 and 2 closed, round 3 being played) is made
 through the services; the server is a process of its own: `listok serve`
 (waitress, one process) on SQLite and on PostgreSQL, and with
 --database-url or TEST_DATABASE_URL also gunicorn with 4 workers
-(deploy/gunicorn.conf.py) on PostgreSQL. For each page, `clients` threads ask
+(webapp/gunicorn_conf.py) on PostgreSQL. For each page, `clients` threads ask
 it back to back for `seconds` (loopback only, then it stops): requests/s, p99,
 and the server's CPU per request (from /proc, all workers) — as a plain GET
 (a visitor without a cache) and as a revalidation with the ETag the page gave
@@ -94,8 +94,7 @@ def run(url: str, label: str, n_players: int, seconds: float, clients: int, guni
         measure(server, f"{label}, listok serve (waitress, 1 process, 8 threads), {n_players} players", pages,
                 seconds, clients)
     if gunicorn:
-        with venue.ServerProcess("gunicorn", url, threads=4, workers=4,
-                                 extra_env={"LISTOK_MIGRATE_ON_START": ""}) as server:
+        with venue.ServerProcess("gunicorn", url, threads=4, workers=4) as server:
             measure(server, f"{label}, gunicorn (4 workers × 4 threads), {n_players} players", pages, seconds,
                     clients)
 
@@ -112,7 +111,7 @@ def main() -> None:
     if args.database_url:
         with temporary_schema(args.database_url, "bench") as url:
             run(url, "PostgreSQL", args.players, args.seconds, args.clients,
-                (Path(venue.ROOT) / "deploy" / "gunicorn.conf.py").exists())
+                (Path(venue.ROOT) / "webapp" / "gunicorn_conf.py").exists())
 
 
 if __name__ == "__main__":

@@ -149,7 +149,7 @@ def make_venue(url: str, n_players: int, *, seed: int = 11, closed_rounds: int =
 class ServerProcess:
     """`kind`: 'listok' (`listok serve --threads N`, as the README runs it),
     'bare' (benchmarks/bare_app.py under the same waitress, same threads) or
-    'gunicorn' (deploy/gunicorn.conf.py with `workers` workers)."""
+    'gunicorn' (webapp/gunicorn_conf.py with `workers` workers)."""
 
     def __init__(self, kind: str, url: str, *, threads: int = 8, workers: int = 1, extra_env: dict | None = None):
         self.kind, self.url, self.threads, self.workers = kind, url, threads, workers
@@ -165,9 +165,9 @@ class ServerProcess:
             return [PYTHON, str(ROOT / "benchmarks" / "bare_app.py"), "--port", str(self.port),
                     "--threads", str(self.threads)]
         if self.kind == "gunicorn":
-            return [PYTHON, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
+            return [PYTHON, "-m", "gunicorn", "-c", "python:webapp.gunicorn_conf",
                     "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
-                    "--threads", str(self.threads), "wsgi:app"]
+                    "--threads", str(self.threads), "webapp:create_app()"]
         raise ValueError(self.kind)
 
     @property

@@ -117,6 +117,40 @@ def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
     waitress_serve(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
 
 
+@click.group("db")
+def db_group() -> None:
+    """The database schema (a deploy step before starting several workers)."""
+
+
+@db_group.command("upgrade")
+def db_upgrade() -> None:
+    """Bring the schema of DATABASE_URL to the newest version (Alembic); creates it on an
+    empty database. Run it once per deploy before gunicorn starts: workers never migrate.
+    `listok serve` runs it by itself (the venue laptop's SQLite)."""
+    app = _app()
+    upgrade_database(app)
+    click.echo(f"database at schema {_schema_head(app)}")
+
+
+@db_group.command("current")
+def db_current() -> None:
+    """Print the schema version of DATABASE_URL (empty: not created yet)."""
+    app = _app()
+    click.echo(_schema_head(app) or "(no schema)")
+
+
+def _schema_head(app) -> str:
+    from sqlalchemy import inspect, text
+
+    from .extensions import db
+
+    with app.app_context():
+        if not inspect(db.engine).has_table("alembic_version"):
+            return ""
+        with db.engine.connect() as conn:
+            return ", ".join(r[0] for r in conn.execute(text("SELECT version_num FROM alembic_version")))
+
+
 from .venue_https import https_config  # noqa: E402 - only click and the standard library
 
-COMMANDS = (create_user, demo, serve, https_config)
+COMMANDS = (create_user, demo, serve, https_config, db_group)
