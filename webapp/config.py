@@ -102,7 +102,7 @@ def _database_url(instance: Path, prod: bool = False) -> str:
 
 
 class Config:
-    LANGUAGES = ("sk", "cs", "en")
+    LANGUAGES = ("sk", "cs", "en", "ru")
     BABEL_DEFAULT_LOCALE = "sk"
     BABEL_DEFAULT_TIMEZONE = os.environ.get("LISTOK_TIMEZONE", "Europe/Bratislava")
     # the address phones reach the server at, for the QR codes on printed sheets (empty: this request's host)

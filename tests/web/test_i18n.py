@@ -8,7 +8,7 @@ from babel.numbers import format_currency, format_decimal
 from webapp import i18n
 
 
-@pytest.mark.parametrize("lang", ["sk", "cs", "en"])
+@pytest.mark.parametrize("lang", ["sk", "cs", "en", "ru"])
 def test_money_and_amount_match_babel(app, lang):
     with app.test_request_context(f"/?lang={lang}"):
         for v in ("14.5", "-3.25", "1234567.5", "0", "-0.01", "30"):
@@ -27,6 +27,19 @@ def test_language_switch_is_remembered(client):
     assert "lang=cs" in r.headers.get("Set-Cookie", "")
     assert '<html lang="cs">' in client.get("/").get_data(as_text=True)
     assert '<html lang="sk">' in client.get("/?lang=sk").get_data(as_text=True)
+
+
+def test_russian_is_offered_with_russian_plural_forms(app, client):
+    """Thousand's players and organisers read Russian (TH-6): the switch offers it, the
+    catalogue has Russian plural forms (1 игрока, 2 игроков … 21 игрока, 11 игроков)."""
+    from flask_babel import ngettext
+
+    body = client.get("/?lang=ru").get_data(as_text=True)
+    assert '<html lang="ru">' in body and 'hreflang="ru"' in body
+    with app.test_request_context("/?lang=ru"):
+        forms = {k: ngettext("add %(num)d player", "add %(num)d players", k) for k in (1, 2, 5, 11, 21, 22)}
+    assert forms[1] == "добавьте 1 игрока" and forms[21] == "добавьте 21 игрока"
+    assert forms[2] == "добавьте 2 игроков" and forms[5] == "добавьте 5 игроков" and forms[11] == "добавьте 11 игроков"
 
 
 def test_slovak_is_the_default(client):
