@@ -214,6 +214,25 @@ def issue_missing_pins(t: Tournament, start_nos, actor: str) -> list[tuple[Playe
     return issued
 
 
+BATCH = 100  # players per transaction: SQLite's write lock is held a few ms at a time, phones go in between
+
+
+def issue_missing_pins_in_batches(t: Tournament, start_nos, actor: str, batch: int = BATCH,
+                                  progress=None) -> list[tuple[Player, str]]:
+    """issue_missing_pins in short transactions of `batch` players, each committed
+    (this one function commits: a desk printing 600 slips must not hold the write
+    lock that every phone's sheet needs). `progress(done, total)` after each."""
+    wanted = sorted({int(s) for s in start_nos})
+    issued: list[tuple[Player, str]] = []
+    for i in range(0, len(wanted), batch):
+        t = db.session.get(Tournament, t.id)
+        issued += issue_missing_pins(t, wanted[i:i + batch], actor)
+        db.session.commit()
+        if progress is not None:
+            progress(min(i + batch, len(wanted)), len(wanted))
+    return issued
+
+
 # --------------------------------------------------------------------------- checking
 
 

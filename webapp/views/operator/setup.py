@@ -471,7 +471,6 @@ def pin_slips(tid: int):
         return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
                                          slips=None))
     start_nos = [s for s in request.form.getlist("start_no") if s.isdigit() and len(s) <= 9]
-    slips = pin_svc.issue_missing_pins(t, start_nos, _actor())
-    db.session.commit()
+    slips = pin_svc.issue_missing_pins_in_batches(t, start_nos, _actor())  # commits per batch
     return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
                                      slips=slips, slip_texts=slip_texts()))
