@@ -62,6 +62,36 @@ class Admission:
                 self.in_flight -= 1
                 # the writes ahead of this one were answered during its time: its share is the pace
                 self.pace = 0.8 * self.pace + 0.2 * (elapsed / (ahead + 1))
+                idle = self.in_flight == 0
+            if idle:
+                trim_memory()
+
+
+_libc = None
+_last_trim = 0.0
+TRIM_EVERY = 10.0  # seconds
+
+
+def trim_memory() -> None:
+    """After a burst, give the heap the threads freed back to the system (glibc keeps
+    it in per-thread arenas otherwise, and the server's RSS stays at its peak).
+    At most every TRIM_EVERY seconds, when no phone write is in flight; a no-op
+    where there is no glibc."""
+    global _libc, _last_trim
+    now = time.monotonic()
+    if now - _last_trim < TRIM_EVERY:
+        return
+    _last_trim = now
+    if _libc is None:
+        try:
+            import ctypes
+
+            _libc = ctypes.CDLL("libc.so.6")
+            _libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc.malloc_trim(0)
 
 
 def busy_answer(e: Busy):

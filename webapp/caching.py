@@ -29,7 +29,7 @@ from . import i18n
 from .views.render_cache import VersionedCache
 
 YEAR = 365 * 24 * 3600
-BODIES = VersionedCache(256)
+BODIES = VersionedCache(256, max_bytes=24 * 1024 * 1024)  # a 420-player standings page is 300 KB
 RENDERS: dict[str, int] = {}  # page name -> bodies rendered by this process (tests count them)
 
 
@@ -61,12 +61,13 @@ def public_page(name: str, key: tuple, render, *, max_age: int = 10, stale: int 
 
     def make():
         RENDERS[name] = RENDERS.get(name, 0) + 1
-        return render()
+        made = current_app.make_response(render())
+        return made.status_code, made.get_data(), made.mimetype
 
-    body = make() if not anonymous() else BODIES.get_or_make(tag, make)
-    response = current_app.make_response(body)
+    status, data, mimetype = make() if not anonymous() else BODIES.get_or_make(tag, make)
+    response = current_app.response_class(data, status=status, mimetype=mimetype)
     response.headers.update(headers)
-    if response.status_code != 200:
+    if status != 200:
         response.headers["Cache-Control"] = "no-store"
     return response
 

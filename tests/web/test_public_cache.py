@@ -153,3 +153,15 @@ def test_static_files_have_content_hashed_urls_long_max_age_and_content_etags(ap
     assert again.status_code == 304
     plain = client.get("/static/css/listok.css")  # an old or hand-made URL: revalidated every time
     assert plain.headers["Cache-Control"] == "public, no-cache" and plain.headers["ETag"] == resp.headers["ETag"]
+
+
+def test_kept_bodies_are_bounded_by_their_size_too():
+    from webapp.views.render_cache import VersionedCache
+
+    cache = VersionedCache(10, max_bytes=100)
+    for k in "abc":
+        cache.put(k, (200, b"x" * 40, "text/html"))
+    assert cache.get("a") is None and cache.get("b") and cache.get("c")  # 120 bytes > 100: the oldest left
+    cache.put("c", (200, b"x" * 10, "text/html"))  # replaced, not counted twice
+    cache.put("d", (200, b"x" * 40, "text/html"))
+    assert cache.get("b") and cache.get("c") and cache.get("d")

@@ -10,11 +10,19 @@ from collections import OrderedDict
 
 
 class VersionedCache:
-    def __init__(self, size: int = 32):
+    """`max_bytes`: also bound the entries' total size (values whose [1] is bytes, as
+    webapp/caching.py keeps them: (status, body, mimetype))."""
+
+    def __init__(self, size: int = 32, max_bytes: int | None = None):
         self.size = size
+        self.max_bytes = max_bytes
+        self._bytes = 0
         self._data: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._making: dict = {}
+
+    def _weight(self, value) -> int:
+        return len(value[1]) if self.max_bytes is not None else 0
 
     def get(self, key):
         with self._lock:
@@ -25,10 +33,15 @@ class VersionedCache:
 
     def put(self, key, value) -> None:
         with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= self._weight(old)
             self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            self._bytes += self._weight(value)
+            while len(self._data) > self.size or (self.max_bytes is not None and self._bytes > self.max_bytes
+                                                  and len(self._data) > 1):
+                _k, dropped = self._data.popitem(last=False)
+                self._bytes -= self._weight(dropped)
 
     def get_or_make(self, key, make):
         """The cached value, else make() once: requests that miss the same key
@@ -54,3 +67,4 @@ class VersionedCache:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._bytes = 0
