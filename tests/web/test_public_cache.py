@@ -15,6 +15,7 @@ from webapp import caching
 from webapp.extensions import db
 from webapp.models import Round, Tournament
 from webapp.services import rounds
+from webapp.services.common import bump
 
 STATIC = Path(__file__).resolve().parents[2] / "webapp" / "static"
 
@@ -35,7 +36,7 @@ def venue(app):
 
 
 def pages(tid: int) -> list[str]:
-    return [f"/t/{tid}/standings", f"/t/{tid}/projector", f"/t/{tid}/player/4"]
+    return [f"/t/{tid}/standings", f"/t/{tid}/projector", f"/t/{tid}/seating", f"/t/{tid}/player/4"]
 
 
 def test_anonymous_public_pages_carry_no_cookie_session_or_csrf_token(app, client, venue):
@@ -94,6 +95,23 @@ def test_a_running_round_phone_sheet_leaves_the_standings_etag_and_a_closed_roun
     play_round_close(app, tid)
     assert _versions(app, tid)[1] > version[1]
     assert client.get(f"/t/{tid}/standings").headers["ETag"] != standings
+
+
+def test_seating_page_lists_the_published_round_and_follows_a_seat_swap(app, client, venue):
+    tid, _pins = venue
+    first = client.get(f"/t/{tid}/seating")
+    html = first.get_data(as_text=True)
+    with app.app_context():
+        r = db.session.query(Round).filter_by(tournament_id=tid, number=3).one()
+        assert all(f'id="table-{tab.number}"' in html for tab in r.tables)
+        t = db.session.get(Tournament, tid)
+        p = next(x for x in t.players if x.start_no == r.tables[0].players[0])
+        p.name = "Opravená Menová"  # the desk corrects a name: every change but a phone sheet is public
+        bump(t)
+        db.session.commit()
+    second = client.get(f"/t/{tid}/seating", headers={"If-None-Match": first.headers["ETag"]})
+    assert second.status_code == 200 and second.headers["ETag"] != first.headers["ETag"]
+    assert "Opravená Menová" in second.get_data(as_text=True)
 
 
 def _versions(app, tid):

@@ -20,6 +20,8 @@ PUBLIC = {
     "public.player": "a player's own results, public like the standings",
     "public.find_player": "finds a start number on the public standings",
     "public.projector": "the venue's projector screen, not signed in",
+    "public.seating": "the published round's seating, public like the projector",
+    "public.healthz": "a reverse proxy's health check: says ok, reads nothing",
     "public.nominations": "published nominations are public",
     "public.report": "players report a discrepancy with their PIN (SEM-C9), not an account",
     "public.receipt": "players check a phone receipt against the stored sheet",

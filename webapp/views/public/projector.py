@@ -94,3 +94,22 @@ def _projector(t, r, live, progress):
     if htmx:
         return render_template("public/_projector_body.html", **ctx)
     return render_template("public/projector.html", **ctx)
+
+
+@bp.get("/t/<int:tid>/seating")
+def seating(tid: int):
+    """The published round's seating on one page (the start page's "Seating" link):
+    rendered once per public version, like the projector's slides."""
+    t = get_tournament(tid)
+    r = current_round(t)
+    live = r if r is not None and r.status == "published" else None
+    return caching.public_page("seating", (t.id, t.public_version), lambda: _seating(t, live), max_age=30,
+                               stale=60)
+
+
+def _seating(t, live):
+    tables = []
+    if live is not None:
+        by_no = players_by_no(t)
+        tables = [{"number": tab.number, "seats": seats(tab, by_no)} for tab in live.tables]
+    return render_template("public/seating.html", t=t, live=live, tables=tables)
