@@ -301,6 +301,59 @@ def verify(tournament_id: int | None) -> None:
         sys.exit(1)
 
 
+@listok.command("push")
+@click.argument("tournament_id", metavar="ID", type=int)
+@click.option("--to", "url", metavar="URL", envvar="LISTOK_FEDERATION_URL", required=True,
+              help="The federation server (https://…); default LISTOK_FEDERATION_URL.")
+@click.option("--token", metavar="T", envvar="LISTOK_FEDERATION_TOKEN", required=True,
+              help="The venue's token from the federation; default LISTOK_FEDERATION_TOKEN.")
+@_guarded
+def push(tournament_id: int, url: str, token: str) -> None:
+    """Send finished tournament ID (the file, its hash chain and published heads) to the
+    federation. Exit 0 when taken, 2 when refused or already there (the federation's reason)."""
+    with _server_app():
+        from .extensions import db
+        from .models import Tournament
+        from .services.venue_season import push as push_tournament
+
+        t = db.session.get(Tournament, tournament_id)
+        if t is None:
+            raise BadInput(f"no tournament with id {tournament_id}")
+        result = push_tournament(t, url, token, "listok push")
+        db.session.commit()
+    message = _one_line(result.answer.get("message", ""))
+    if result.status != 201:
+        raise BadInput(f"the federation answered {result.status}: {message}")
+    _write_utf8(message + "\n")
+    for problem in result.answer.get("verdict", {}).get("problems", []):
+        _write_utf8(f"  {problem}\n")
+
+
+@listok.command("season-download")
+@click.option("--from", "url", metavar="URL", envvar="LISTOK_FEDERATION_URL", default="",
+              help="The federation server; default LISTOK_FEDERATION_URL.")
+@click.option("--season", "season_id", metavar="N", type=int, default=None, help="The season's number there.")
+@click.option("--token", metavar="T", envvar="LISTOK_FEDERATION_TOKEN", default="",
+              help="The venue's token; default LISTOK_FEDERATION_TOKEN.")
+@click.option("--file", "path", metavar="FILE", default=None,
+              help="Load this season file (from the federation) instead of downloading.")
+@_guarded
+def season_download(url: str, season_id: int, token: str, path: str | None) -> None:
+    """Download a season (roster, guest counts, cards) for the registration checks at the venue."""
+    if not path and not (url and token and season_id):
+        raise BadInput("give --from, --season and --token (or LISTOK_FEDERATION_URL/_TOKEN), or --file")
+    with _server_app():
+        from .extensions import db
+        from .services.venue_season import import_season
+        from .views.operator.federation import fetch_season
+
+        data = open(path, "rb").read() if path else fetch_season(url, season_id, token)
+        copy = import_season(data, "listok season-download")
+        db.session.commit()
+        click.echo(f"season '{copy.name}': {len(copy.document['players'])} players, "
+                   f"{len(copy.document.get('cards', []))} cards")
+
+
 def _add_server_commands() -> None:
     from .server_cli import COMMANDS  # only click at import time, like this module
 

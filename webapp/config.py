@@ -7,6 +7,7 @@ from pathlib import Path
 
 
 MIN_KEY_LENGTH = 32  # characters; a generated key is 64 hex digits
+ROLES = ("venue", "federation")  # LISTOK_ROLE
 
 
 class ConfigError(RuntimeError):
@@ -130,12 +131,19 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     # and none that would wait longer than the budget (seconds) at the recent pace
     values["LISTOK_MAX_WRITES"] = int(os.environ.get("LISTOK_MAX_WRITES") or 0) or None
     values["LISTOK_WRITE_BUDGET"] = float(os.environ.get("LISTOK_WRITE_BUDGET") or 5.0)
+    # one codebase, two roles (issue 12): a venue server, or the federation server (seasons, rosters, cards)
+    values["LISTOK_ROLE"] = os.environ.get("LISTOK_ROLE", "venue").strip().lower() or "venue"
+    # a venue server's federation: where `listok push` and the hub's button send finished tournaments
+    values["LISTOK_FEDERATION_URL"] = os.environ.get("LISTOK_FEDERATION_URL", "").strip()
+    values["LISTOK_FEDERATION_TOKEN"] = os.environ.get("LISTOK_FEDERATION_TOKEN", "").strip()
     prod = production(overrides)
     if "SQLALCHEMY_DATABASE_URI" not in overrides:
         values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance, prod)
     if "SECRET_KEY" not in overrides:
         values["SECRET_KEY"] = _secret_key(instance, prod)
     values.update(overrides)
+    if values["LISTOK_ROLE"] not in ROLES:
+        raise ConfigError(f"LISTOK_ROLE is '{values['LISTOK_ROLE']}': use venue or federation")
     key = str(values.get("SECRET_KEY") or "").strip()
     if not key:
         raise ConfigError("the secret key is empty: set LISTOK_SECRET_KEY or LISTOK_SECRET_KEY_FILE")

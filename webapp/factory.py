@@ -60,6 +60,12 @@ def build_app(config: dict | None = None) -> Flask:
     from .sync.routes import bp as sync_bp
     app.register_blueprint(sync_bp)
     app.register_blueprint(referee.bp)
+    if app.config["LISTOK_ROLE"] == "federation":  # seasons, rosters, cards, pushed tournaments, league tables
+        from .views import federation, seasons
+
+        app.register_blueprint(federation.bp)
+        app.register_blueprint(federation.api)
+        app.register_blueprint(seasons.bp)
     from . import error_pages
 
     error_pages.init_app(app)  # after the blueprints: it takes over their app-wide 404/405

@@ -16,7 +16,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from .extensions import db
 
-ROLES = ("admin", "operator", "referee")
+ROLES = ("admin", "operator", "referee", "federation")
 
 
 def utcnow() -> datetime:
@@ -33,6 +33,10 @@ class User(UserMixin, db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # Flask-Login's id in the session and the remember cookie: a new one ends every session of the user
     session_token: Mapped[str] = mapped_column(String(64), unique=True, default=lambda: secrets.token_urlsafe(32))
+    # tenancy (issue 12): operators, referees and a venue's admin belong to a venue, federation staff to a
+    # federation; neither set: the server's own admin (or an account of a single-venue server)
+    venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
+    federation_id: Mapped[int | None] = mapped_column(ForeignKey("federation.id"), index=True)
 
     def get_id(self) -> str:
         return self.session_token
@@ -103,6 +107,8 @@ class Tournament(db.Model):
     uid: Mapped[str] = mapped_column(String(64), index=True, default=lambda: str(uuid.uuid4()))
     # an import with --replace keeps the old tournament (its signed sheets) and points it at the new one
     replaced_by_id: Mapped[int | None] = mapped_column(ForeignKey("tournament.id"))
+    # the venue that owns the tournament (issue 12): only its staff see and change it
+    venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="tournament", order_by="Player.start_no", cascade="all, delete-orphan")
@@ -381,3 +387,128 @@ class PublishedHead(db.Model):
     mac: Mapped[str] = mapped_column(String(64))
     place: Mapped[str] = mapped_column(String(40))  # where first shown: standings, projector, round-3 …
     published_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# --------------------------------------------------------------------------- federation (issue 12)
+
+
+class Federation(db.Model):
+    """A federation (SZMK for SEM, ČSM …): owns seasons, clubs and the venues that push to it."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(20), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Venue(db.Model):
+    """A venue: owns its tournaments and staff. On the federation server it pushes with a token
+    (only its hash is kept)."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    federation_id: Mapped[int | None] = mapped_column(ForeignKey("federation.id"), index=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Season(db.Model):
+    """One season of a federation in one rule set."""
+
+    __table_args__ = (UniqueConstraint("federation_id", "ruleset", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    federation_id: Mapped[int] = mapped_column(ForeignKey("federation.id"), index=True)
+    ruleset: Mapped[str] = mapped_column(String(20), default="sem")
+    name: Mapped[str] = mapped_column(String(120))
+    starts: Mapped[date | None]
+    ends: Mapped[date | None]
+    best: Mapped[int | None]  # SEM-A4 best N (None: the rule set's default)
+    strike: Mapped[int | None]  # CSM-6 struck tournaments
+    rating_window: Mapped[int] = mapped_column(default=12)
+    # bumped by every change of what the season's pages show: their ETag
+    version: Mapped[int] = mapped_column(default=1)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    federation: Mapped[Federation] = relationship()
+
+
+class Club(db.Model):
+    __table_args__ = (UniqueConstraint("federation_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    federation_id: Mapped[int] = mapped_column(ForeignKey("federation.id"), index=True)
+    name: Mapped[str] = mapped_column(String(120))
+
+
+ROSTER_STATUSES = ("registered", "licensed", "guest", "rejected")
+
+
+class RosterEntry(db.Model):
+    """A player of the season: on a club's roster (registered), licensed, a known guest, or
+    listed by a club and rejected by the board (SEM-A2). `reg_id` is the stable player id."""
+
+    __tablename__ = "roster_entry"
+    __table_args__ = (UniqueConstraint("season_id", "reg_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id", ondelete="CASCADE"), index=True)
+    reg_id: Mapped[str] = mapped_column(String(40))
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20), default="registered")
+    club_id: Mapped[int | None] = mapped_column(ForeignKey("club.id"))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    club: Mapped[Club | None] = relationship()
+
+
+class SeasonTournament(db.Model):
+    """A tournament as the federation received it: the file, the venue's chain and published
+    heads, and the verdict of the check on arrival. The file is what the season tables use."""
+
+    __tablename__ = "season_tournament"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    uid: Mapped[str] = mapped_column(String(64), index=True)
+    venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"))
+    name: Mapped[str] = mapped_column(String(200))
+    date: Mapped[date | None]
+    file: Mapped[str] = mapped_column(Text)
+    chain: Mapped[list | None] = mapped_column(JSON)
+    heads: Mapped[list | None] = mapped_column(JSON)
+    verdict: Mapped[dict] = mapped_column(JSON, default=dict)  # {"ok": bool, "checked": bool, "problems": [...]}
+    source: Mapped[str] = mapped_column(String(20), default="push")  # push | import
+    received_by: Mapped[str] = mapped_column(String(120), default="")
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    replaced_by_id: Mapped[int | None] = mapped_column(ForeignKey("season_tournament.id"))
+
+    venue: Mapped[Venue | None] = relationship()
+
+
+class Card(db.Model):
+    """The season's card register (SEM-E4, E5, E9): one yellow or red card."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    season_tournament_id: Mapped[int] = mapped_column(ForeignKey("season_tournament.id", ondelete="CASCADE"),
+                                                      index=True)
+    reg_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    colour: Mapped[str] = mapped_column(String(10))
+    round: Mapped[int | None]
+    # SEM-E4: a yellow is a ban from the next SEM tournament unless the fine (the entry fee) is paid
+    fine_paid: Mapped[bool] = mapped_column(default=False)
+
+
+class SeasonCopy(db.Model):
+    """At a venue: a season downloaded from the federation (roster, guest counts, cards),
+    so registration checks work offline."""
+
+    __tablename__ = "season_copy"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str] = mapped_column(String(200))
+    document: Mapped[dict] = mapped_column(JSON)
+    downloaded_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -12,21 +12,39 @@ def is_admin(user) -> bool:
     return bool(getattr(user, "is_authenticated", False)) and user.role == "admin"
 
 
+def is_server_admin(user) -> bool:
+    """An admin of the whole server: belongs to no venue and no federation."""
+    return is_admin(user) and user.venue_id is None and user.federation_id is None
+
+
+def same_venue(user, tournament_venue_id: int | None) -> bool:
+    """Tenancy (issue 12): staff of a venue never reach another venue's tournaments
+    (nor one of no venue); staff of no venue, those of no venue."""
+    return user.venue_id == tournament_venue_id or is_server_admin(user)
+
+
 def tournament_ids(user) -> set[int] | None:
-    """The tournaments `user` works at; None means all of them (an admin)."""
-    if is_admin(user):
+    """The tournaments `user` works at; None means all of them (the server's admin)."""
+    if is_server_admin(user):
         return None
-    if not getattr(user, "is_authenticated", False):
+    if not getattr(user, "is_authenticated", False) or user.role == "federation":
         return set()
-    return set(db.session.scalars(select(Assignment.tournament_id).where(Assignment.user_id == user.id)))
+    if is_admin(user):  # a venue's admin: every tournament of the venue
+        return set(db.session.scalars(select(Tournament.id).where(Tournament.venue_id == user.venue_id)))
+    venue = Tournament.venue_id.is_(None) if user.venue_id is None else Tournament.venue_id == user.venue_id
+    return set(db.session.scalars(select(Assignment.tournament_id).join(
+        Tournament, Tournament.id == Assignment.tournament_id).where(Assignment.user_id == user.id, venue)))
 
 
 def can_access(user, tid: int) -> bool:
-    if is_admin(user):
+    if is_server_admin(user):
         return True
-    if not getattr(user, "is_authenticated", False):
+    if not getattr(user, "is_authenticated", False) or user.role == "federation":
         return False
-    return db.session.get(Assignment, (user.id, tid)) is not None
+    t = db.session.get(Tournament, tid)
+    if t is None or not same_venue(user, t.venue_id):
+        return False
+    return is_admin(user) or db.session.get(Assignment, (user.id, tid)) is not None
 
 
 def visible_tournaments(user):
@@ -39,6 +57,10 @@ def visible_tournaments(user):
 
 
 def assign(user: User, tournament_id: int) -> None:
+    """Only to a tournament of the user's own venue: another venue's is skipped."""
+    t = db.session.get(Tournament, tournament_id)
+    if t is None or t.venue_id != user.venue_id:
+        return
     if db.session.get(Assignment, (user.id, tournament_id)) is None:
         db.session.add(Assignment(user_id=user.id, tournament_id=tournament_id))
 

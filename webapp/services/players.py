@@ -151,6 +151,16 @@ def _clashes(t: Tournament, d: PlayerData, errors: dict[str, str], exclude: Play
                                  "a player is entered once.", id=d.reg_id, n=p.start_no, name=p.name)
 
 
+def _season_rules(t: Tournament, d: PlayerData, errors: dict[str, str]) -> None:
+    """SEM-A2 from the season downloaded from the federation (issue 12), when there is one."""
+    from .venue_season import for_tournament
+
+    season = for_tournament(t)
+    reason = season.refusal(d.reg_id, d.name, d.status) if season is not None else None
+    if reason:
+        errors.setdefault("status", reason)
+
+
 def _apply(p: Player, d: PlayerData) -> None:
     p.start_no, p.reg_id, p.name, p.club, p.status, p.rating = (
         d.start_no, d.reg_id, d.name, d.club, d.status, d.rating)
@@ -172,6 +182,7 @@ def add_player(t: Tournament, values: dict, actor: str, version) -> Player:
     d = parse_player(values, errors)
     _form_rules(d, errors)
     _clashes(t, d, errors)
+    _season_rules(t, d, errors)
     if errors:
         raise PlayerErrors(errors)
     p = Player(tournament=t)
@@ -193,6 +204,7 @@ def edit_player(t: Tournament, p: Player, values: dict, actor: str, version) -> 
         errors["start_no"] = _("Round 1 is drawn: the start number can no longer change.")
     _form_rules(d, errors)
     _clashes(t, d, errors, exclude=p)
+    _season_rules(t, d, errors)
     if errors:
         raise PlayerErrors(errors)
     before = _audit_values(p)
@@ -400,6 +412,13 @@ def _row_clashes(t: Tournament, rows: list[CsvRow]) -> None:
                 row.errors.append(_("Id %(id)s also appears on line %(line)d.", id=d.reg_id, line=first_id[d.reg_id]))
             else:
                 first_id[d.reg_id] = row.line
+    from .venue_season import for_tournament
+
+    season = for_tournament(t)
+    for row in rows if season is not None else ():
+        reason = season.refusal(row.data.reg_id, row.data.name, row.data.status)
+        if reason:
+            row.errors.append(reason)
 
 
 def import_csv(t: Tournament, text: str, actor: str, version) -> list[Player]:
@@ -475,6 +494,13 @@ def set_present(t: Tournament, p: Player, present: bool, actor: str) -> None:
         raise ServiceError(checkin_closed_reason(t))
     if bool(p.present) == present:
         return
+    if present:
+        from .venue_season import for_tournament
+
+        season = for_tournament(t)
+        reason = season.ban_reason(p.reg_id, p.name) if season is not None else None
+        if reason:  # SEM-E4: the yellow card's ban, from the downloaded season
+            raise ServiceError(reason)
     p.present = present
     p.checked_in_at = utcnow() if present else None
     bump(t)
@@ -486,7 +512,10 @@ def check_in_all(t: Tournament, actor: str, version) -> int:
     if field_closed(t):
         raise ServiceError(checkin_closed_reason(t))
     now = utcnow()
-    changed = [p for p in t.players if not p.present]
+    from .venue_season import for_tournament
+
+    season = for_tournament(t)  # SEM-E4: a player banned by a yellow card stays absent
+    changed = [p for p in t.players if not p.present and (season is None or not season.ban_reason(p.reg_id, p.name))]
     for p in changed:
         p.present, p.checked_in_at = True, now
     if changed:

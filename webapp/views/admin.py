@@ -18,7 +18,8 @@ from .auth import MIN_PASSWORD, admin_required, end_sessions
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-ROLE_LABELS = {"admin": _l("Admin"), "operator": _l("Operator"), "referee": _l("Referee")}
+ROLE_LABELS = {"admin": _l("Admin"), "operator": _l("Operator"), "referee": _l("Referee"),
+               "federation": _l("Federation staff")}
 _password = [DataRequired(), Length(min=MIN_PASSWORD, message=_l("Use at least 8 characters."))]
 
 
@@ -55,13 +56,19 @@ def _actor() -> str:
 
 def _user(uid: int) -> User:
     u = db.session.get(User, uid)
-    if u is None:
+    if u is None or not _mine(u):
         abort(404)
     return u
 
 
+def _mine(u: User) -> bool:
+    """A venue's admin manages the accounts of the venue only (issue 12); the server's admin all."""
+    return access.is_server_admin(current_user) or (u.venue_id, u.federation_id) == (
+        current_user.venue_id, current_user.federation_id)
+
+
 def _users_page(form: UserForm, status: int = 200):
-    users = db.session.scalars(select(User).order_by(User.username)).all()
+    users = [u for u in db.session.scalars(select(User).order_by(User.username)) if _mine(u)]
     counts = dict(db.session.execute(select(Assignment.user_id, func.count()).group_by(Assignment.user_id)).all())
     return render_template("admin/users.html", users=users, counts=counts, form=form,
                            role_labels=ROLE_LABELS), status
@@ -80,7 +87,8 @@ def create_user():
         if db.session.scalar(select(User).where(User.username == name)) is not None:
             form.username.errors.append(_("This user name is taken already."))
         else:
-            u = User(username=name, display_name=(form.display_name.data or "").strip(), role=form.role.data)
+            u = User(username=name, display_name=(form.display_name.data or "").strip(), role=form.role.data,
+                     venue_id=current_user.venue_id, federation_id=current_user.federation_id)
             u.set_password(form.password.data)
             db.session.add(u)
             db.session.flush()
@@ -92,7 +100,9 @@ def create_user():
 
 
 def _user_page(u: User, *, role_form=None, password_form=None, error=None, status=200):
-    tournaments = db.session.scalars(select(Tournament).order_by(Tournament.date.desc(), Tournament.id.desc())).all()
+    tournaments = db.session.scalars(access.visible_tournaments(current_user).where(Tournament.venue_id.is_(
+        None) if u.venue_id is None else Tournament.venue_id == u.venue_id)
+        .order_by(Tournament.date.desc(), Tournament.id.desc())).all()
     assigned = set(db.session.scalars(select(Assignment.tournament_id).where(Assignment.user_id == u.id)))
     return render_template("admin/user.html", u=u, tournaments=tournaments, assigned=assigned, error=error,
                            role_form=role_form or RoleForm(role=u.role), password_form=password_form or PasswordForm(),
@@ -164,7 +174,8 @@ def reset_password(uid: int):
 def set_assignments(uid: int):
     u = _user(uid)
     wanted = {int(v) for v in request.form.getlist("tournament") if v.isdigit()}
-    known = set(db.session.scalars(select(Tournament.id).where(Tournament.id.in_(wanted)))) if wanted else set()
+    known = {t.id for t in db.session.scalars(select(Tournament).where(Tournament.id.in_(wanted)))
+             if t.venue_id == u.venue_id and access.can_access(current_user, t.id)} if wanted else set()
     if known != wanted:
         return _user_page(u, status=422, error=_("A chosen tournament no longer exists. Nothing was saved."))
     access.set_assignments(u, known)

@@ -10,7 +10,7 @@ from functools import cache, wraps
 from math import ceil
 from urllib.parse import urlparse
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import format_time, gettext as _, lazy_gettext as _l
 from flask_login import current_user, login_required, login_user, logout_user
 from flask_wtf import FlaskForm
@@ -69,6 +69,8 @@ admin_required = role_required("admin")
 
 
 def home_url(user) -> str:
+    if user.role == "federation" and "federation" in current_app.blueprints:
+        return url_for("federation.index")
     if user.role == "admin":
         return url_for("admin.users")
     return url_for("operator.index") if user.role == "operator" else url_for("referee.queue")

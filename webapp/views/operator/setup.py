@@ -20,6 +20,7 @@ from ...services import access, players as svc
 from ...services import pins as pin_svc
 from ...services.common import ServiceError, StaleError, get_tournament
 from ...services.tournament_file import export_results_csv, export_tournament, import_tournament
+from ...services.venue_season import for_tournament
 from ..auth import operator_required
 from . import bp
 
@@ -245,6 +246,7 @@ def import_file():
         db.session.rollback()
         form.file.errors = [str(e)]
         return render_template("operator/setup/import_file.html", form=form), 422
+    t.venue_id = current_user.venue_id  # owned by the importer's venue
     access.assign(current_user, t.id)
     db.session.commit()
     flash(_("Tournament %(name)s imported with %(players)d players and %(rounds)d rounds.",
@@ -286,7 +288,7 @@ def _checkin_context(t, error: str | None = None) -> dict:
     q, show = _checkin_args()
     return {"t": t, "q": q, "show": show, "players": svc.search_players(t, q, show),
             "summary": svc.checkin_summary(t), "closed_reason": svc.checkin_closed_reason(t), "error": error,
-            "statuses": svc.STATUS_SHORT}
+            "statuses": svc.STATUS_SHORT, "season": for_tournament(t)}
 
 
 @bp.get("/t/<int:tid>/checkin")
@@ -311,13 +313,14 @@ def checkin_set(tid: int, pid: int):
         if htmx:
             return render_template("operator/setup/_checkin_row.html", p=p, t=t, error=str(e),
                                    summary=svc.checkin_summary(t), closed_reason=svc.checkin_closed_reason(t),
-                                   statuses=svc.STATUS_SHORT, oob=True, **_keep()), 422
+                                   statuses=svc.STATUS_SHORT, oob=True, season=for_tournament(t),
+                                   **_keep()), 422
         return render_template("operator/setup/checkin.html", **_checkin_context(t, str(e))), 422
     db.session.commit()
     if htmx:
         return render_template("operator/setup/_checkin_row.html", p=p, t=t, summary=svc.checkin_summary(t),
                                closed_reason=svc.checkin_closed_reason(t), statuses=svc.STATUS_SHORT, oob=True,
-                               **_keep())
+                               season=for_tournament(t), **_keep())
     return redirect(url_for("operator.checkin", tid=t.id, **_keep()))
 
 

@@ -51,7 +51,7 @@ def create_tournament():
     if not form.validate_on_submit():
         return _index_page(form, 422)
     t = Tournament(name=form.name.data.strip(), date=form.date.data, venue=(form.venue.data or "").strip(),
-                   ruleset=form.ruleset.data)
+                   ruleset=form.ruleset.data, venue_id=current_user.venue_id)  # owned by the creator's venue
     db.session.add(t)
     db.session.flush()
     access.assign(current_user, t.id)

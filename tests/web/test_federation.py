@@ -1,0 +1,392 @@
+"""The federation server (issue 12) on SQLite and PostgreSQL: a season of 12 generated SEM
+tournaments pushed from three venues (one twice, one tampered on the way), the season tables
+and the rating list equal to `listok season` / `listok rating` on the same files, a ČSM season
+equal to `listok season --strike 2`, and the registration checks at a venue from the
+downloaded season (SEM-A2 guests and rejected players, the SEM-E4 yellow-card ban)."""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.helpers import login, make_user, text
+from webapp.cli import main
+from webapp.rules import exchange
+from webapp.rules.model import Event, Player
+from webapp.simulate import make_players, play_tournament
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+GUEST = "G-0001"  # plays as a guest in 4 of the 12 tournaments
+CARDED = "SK-0005"  # a yellow card in the season's last tournament
+
+
+def _app(url: str, role: str, key: str):
+    from webapp import create_app
+    from webapp.extensions import db
+
+    app = create_app({"TESTING": True, "SECRET_KEY": key, "SQLALCHEMY_DATABASE_URI": url,
+                      "WTF_CSRF_ENABLED": False, "SERVER_NAME": "localhost", "LISTOK_ROLE": role})
+    with app.app_context():
+        db.create_all()
+    return app
+
+
+@pytest.fixture
+def fed_app(database_url):
+    from webapp.extensions import db
+
+    app = _app(database_url, "federation", "federation-secret")
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def venue_app(tmp_path):
+    from webapp.extensions import db
+
+    app = _app(f"sqlite:///{tmp_path / 'venue.db'}", "venue", "venue-secret")
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def season_tournaments() -> list:
+    """12 final SEM tournaments of one season, made by the engine (no UI): 33 of a pool of 42
+    players each, the guest in four of them, a yellow card in the last one."""
+    pool = make_players(42, seed=7, clubs=6)
+    pool = [replace(p, status="registered", club=p.club or "MK Poprad") for p in pool]
+    guest = Player(0, "Hosť Hostiteľ", club=None, status="guest", rating=None, id=GUEST)
+    out = []
+    for k in range(12):
+        rng = random.Random(k)
+        chosen = [p for p in pool if p.id != CARDED]
+        rng.shuffle(chosen)
+        field = chosen[:31] + [next(p for p in pool if p.id == CARDED)] + ([guest] if k < 4 else chosen[31:32])
+        field = [replace(p, start_no=i + 1) for i, p in enumerate(field)]
+        t = play_tournament(field, seed=100 + k, name=f"SEM {k + 1}", date=f"2026-{1 + k % 12:02d}-{10 + k:02d}")
+        if k == 11:
+            sn = next(p.start_no for p in field if p.id == CARDED)
+            t = replace(t, events=[Event(type="card", start_no=sn, colour="yellow", round=2, referees=("R",))])
+        out.append(t)
+    return out
+
+
+def setup_federation(app) -> dict:
+    from webapp.extensions import db
+    from webapp.models import Federation, Season, User, Venue
+    from webapp.services import federation as svc
+
+    with app.app_context():
+        f = Federation(code="szmk", name="SZMK")
+        db.session.add(f)
+        db.session.flush()
+        tokens = {}
+        for name in ("Poprad", "Žilina", "Nitra"):
+            v = Venue(name=name, federation_id=f.id)
+            tokens[name] = svc.new_venue_token(v)
+            db.session.add(v)
+        s = Season(federation_id=f.id, ruleset="sem", name="2026", best=11)
+        c = Season(federation_id=f.id, ruleset="csm", name="Pražská liga 2026", strike=2)
+        db.session.add_all([s, c])
+        db.session.flush()
+        staff = User(username="staff", role="federation", federation_id=f.id, display_name="Staff")
+        staff.set_password("secret-pass")
+        db.session.add(staff)
+        db.session.commit()
+        return {"tokens": tokens, "season": s.id, "csm": c.id, "federation": f.id}
+
+
+def venue_pushes(venue_app, tournaments) -> list[dict]:
+    """Import each file at the venue (its chain is made there) and build what it pushes."""
+    from webapp.extensions import db
+    from webapp.services.tournament_file import import_tournament
+    from webapp.services.venue_season import push_body
+
+    bodies = []
+    with venue_app.app_context():
+        for rt in tournaments:
+            t = import_tournament(exchange.dump(rt), f"{rt.name}.json", "venue")
+            db.session.commit()
+            bodies.append(push_body(t))
+    return bodies
+
+
+@pytest.fixture(scope="module")
+def pushes(tmp_path_factory):
+    """The venue's side once for the module: the pushes do not depend on the federation's database."""
+    from webapp.extensions import db
+
+    app = _app(f"sqlite:///{tmp_path_factory.mktemp('venues') / 'venues.db'}", "venue", "venue-secret")
+    bodies = venue_pushes(app, season_tournaments())
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    return bodies
+
+
+def push_all(fed_app, bodies, tokens) -> dict:
+    """Push each tournament with one of three venues' tokens, one tampered on the way, one twice."""
+    client = fed_app.test_client()
+    names = list(tokens)
+    bodies, answers = list(bodies), []
+    tampered = 6
+    for i, body in enumerate(bodies):
+        if i == tampered:  # two players' sums swapped at one table on the way: still a consistent file
+            d = json.loads(body["file"])
+            tab = d["rounds"][2]["tables"][1]
+            if tab["sums"][0] == tab["sums"][1]:
+                tab = d["rounds"][2]["tables"][2]
+            tab["sums"][0], tab["sums"][1] = tab["sums"][1], tab["sums"][0]
+            body = {**body, "file": json.dumps(d, ensure_ascii=False)}
+            bodies[i] = body
+        r = client.post("/federation/api/tournaments", json=body,
+                        headers={"Authorization": f"Bearer {tokens[names[i % 3]]}"})
+        answers.append((r.status_code, r.get_json()))
+    again = client.post("/federation/api/tournaments", json=bodies[3],
+                        headers={"Authorization": f"Bearer {tokens[names[0]]}"})
+    return {"bodies": bodies, "answers": answers, "again": again, "tampered": tampered, "tab": tab}
+
+
+@pytest.fixture
+def season(fed_app, pushes, tmp_path):
+    ids = setup_federation(fed_app)
+    pushed = push_all(fed_app, pushes, ids["tokens"])
+    files = []
+    for i, body in enumerate(pushed["bodies"]):  # the files exactly as the federation got them
+        path = tmp_path / f"t{i + 1:02d}.json"
+        path.write_text(body["file"], encoding="utf-8")
+        files.append(str(path))
+    return {**ids, **pushed, "files": files}
+
+
+def cli(*args) -> dict:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_twelve_tournaments_pushed_from_three_venues_one_twice_one_tampered(fed_app, season):
+    """Pushes are taken (201) with the verdict; a second copy is refused (409) naming it;
+    the tampered file is taken but the verdict names the table whose sums differ from the chain."""
+    statuses = [s for s, _ in season["answers"]]
+    assert statuses == [201] * 12
+    for i, (_s, answer) in enumerate(season["answers"]):
+        assert answer["verdict"]["checked"] is True
+        assert answer["verdict"]["ok"] is (i != season["tampered"]), answer["verdict"]["problems"]
+    problems = season["answers"][season["tampered"]][1]["verdict"]["problems"]
+    assert len(problems) == 1 and problems[0].startswith("round 3, table ") and "are not the chain's" in problems[0]
+    again = season["again"]
+    assert again.status_code == 409 and "SEM 4" in again.get_json()["message"] and "is here already" in \
+        again.get_json()["message"]
+    anon = fed_app.test_client()
+    anon.set_cookie("lang", "en")
+    page = text(anon.get(f"/seasons/{season['season']}/tournaments"))
+    assert page.count("chain holds") == 11 and page.count("chain check failed") == 1
+    # the staff page names the problem
+    from tests.helpers import login as sign_in
+
+    staff = fed_app.test_client()
+    sign_in(staff, "staff")
+    staff.set_cookie("lang", "en")
+    assert problems[0].replace("'", "&#39;") in text(staff.get(f"/federation/seasons/{season['season']}"))
+    # a wrong token is refused, and so is a body that is not a push
+    r = anon.post("/federation/api/tournaments", json=season["bodies"][0], headers={"Authorization": "Bearer nope"})
+    assert r.status_code == 401
+    r = anon.post("/federation/api/tournaments", json={"file": 1},
+                  headers={"Authorization": f"Bearer {season['tokens']['Nitra']}"})
+    assert r.status_code == 400
+
+
+def test_sem_a4_a5_b1_season_tables_equal_listok_season_and_rating(fed_app, season):
+    from webapp.extensions import db
+    from webapp.models import Season
+    from webapp.services import federation as svc
+
+    expected = cli("season", *season["files"])
+    ratings = cli("rating", "--window", "12", *season["files"])
+    with fed_app.app_context():
+        s = db.session.get(Season, season["season"])
+        assert svc.season_tables(s) == expected
+        assert svc.rating_list(s) == ratings
+    anon = fed_app.test_client()
+    anon.set_cookie("lang", "en")
+    sid = season["season"]
+    rows = list(csv.reader(io.StringIO(anon.get(f"/seasons/{sid}/players.csv").get_data(as_text=True)
+                                       .lstrip("\ufeff")), delimiter=";"))
+    assert rows[0][:4] == ["Place", "Name", "Club", "Points"]
+    assert [(int(r[0]), r[1], int(r[3])) for r in rows[1:]] == [
+        (p["place"], p["name"], p["points"]) for p in expected["players"]]
+    clubs = list(csv.reader(io.StringIO(anon.get(f"/seasons/{sid}/clubs.csv").get_data(as_text=True)
+                                        .lstrip("\ufeff")), delimiter=";"))
+    assert [(r[1], int(r[2])) for r in clubs[1:]] == [(c["club"], c["points"]) for c in expected["clubs"]]
+    rating_rows = list(csv.reader(io.StringIO(anon.get(f"/seasons/{sid}/rating.csv").get_data(as_text=True)
+                                              .lstrip("\ufeff")), delimiter=";"))
+    assert [(r[1], int(r[2])) for r in rating_rows[1:]] == [(r["name"], r["rating"]) for r in ratings["ratings"]]
+    page = text(anon.get(f"/seasons/{sid}/"))
+    top = expected["players"][0]
+    assert top["name"] in page and "The best 11 tournaments count (SEM-A4)" in page
+    assert anon.get(f"/seasons/{sid}/historical").status_code == 200
+    assert anon.get(f"/seasons/{sid}/players/print").status_code == 200
+
+
+def test_season_pages_are_cacheable_no_cookie_etag_from_the_season_version(fed_app, season):
+    anon = fed_app.test_client()
+    sid = season["season"]
+    first = anon.get(f"/seasons/{sid}/")
+    assert first.status_code == 200 and "Set-Cookie" not in first.headers and first.headers["ETag"]
+    again = anon.get(f"/seasons/{sid}/", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and not again.data
+    # a new tournament changes the version, so the old ETag no longer matches
+    extra = play_tournament(make_players(30, seed=99, id_prefix="X"), seed=99, name="SEM extra", date="2026-12-30")
+    r = anon.post("/federation/api/tournaments", json={"format": "listok-push/1", "file": exchange.dump(extra)},
+                  headers={"Authorization": f"Bearer {season['tokens']['Poprad']}"})
+    verdict = r.get_json()["verdict"]
+    assert r.status_code == 201 and verdict["ok"] is False and "the chain is missing" in verdict["problems"]
+    assert anon.get(f"/seasons/{sid}/", headers={"If-None-Match": first.headers["ETag"]}).status_code == 200
+
+
+def test_csm_6_season_equals_listok_season_strike_2(fed_app, season, tmp_path):
+    """ČSM league tables (seed 001): individuals and teams with 2 struck tournaments, imported by staff."""
+    from io import BytesIO
+
+    staff = fed_app.test_client()
+    login(staff, "staff")
+    staff.set_cookie("lang", "en")
+    files = [DATA / f"csm14_{x}.json" for x in "abc"]
+    for f in files:
+        r = staff.post(f"/federation/seasons/{season['csm']}/import", data={"file": (BytesIO(f.read_bytes()), f.name)},
+                       content_type="multipart/form-data")
+        assert r.status_code == 302
+    r = staff.post(f"/federation/seasons/{season['csm']}/import",
+                   data={"file": (BytesIO(files[0].read_bytes()), files[0].name)}, content_type="multipart/form-data",
+                   follow_redirects=True)
+    assert "is here already" in text(r)  # a second copy, by its content-derived id
+    expected = cli("season", "--strike", "2", *map(str, files))
+    anon = fed_app.test_client()
+    anon.set_cookie("lang", "en")
+    rows = list(csv.reader(io.StringIO(anon.get(f"/seasons/{season['csm']}/players.csv").get_data(as_text=True)
+                                       .lstrip("\ufeff")), delimiter=";"))
+    assert rows[0] == ["Place", "Name", "Club", "ZB", "PB", "SB", "B"]
+    assert [[int(r[0]), r[1], int(r[3]), int(r[4]), int(r[5]), int(r[6])] for r in rows[1:]] == [
+        [p["place"], p["name"], p["zb"], p["pb"], p["sb"], p["b"]] for p in expected["players"]]
+    teams = list(csv.reader(io.StringIO(anon.get(f"/seasons/{season['csm']}/clubs.csv").get_data(as_text=True)
+                                        .lstrip("\ufeff")), delimiter=";"))
+    assert [(r[1], int(r[5])) for r in teams[1:]] == [(t["team"], t["b"]) for t in expected["teams"]]
+    assert "worst tournaments are struck (CSM-6)" in text(anon.get(f"/seasons/{season['csm']}/"))
+
+
+def _venue_tournament(venue_app, op):
+    r = op.post("/operator/tournaments", data={"name": "SEM 13 - Poprad", "ruleset": "sem", "date": "2026-12-31"})
+    assert r.status_code == 302
+    return int(r.headers["Location"].rstrip("/").split("/")[-1])
+
+
+def test_sem_a2_e4_registration_checks_at_the_venue_from_the_downloaded_season(fed_app, venue_app, season):
+    """The venue downloads the season with its token and, offline from it, refuses a guest's fifth
+    tournament, a registered player and a rejected player entered as guests, and checks in the
+    player banned by last tournament's yellow card only when the fine was paid."""
+    from io import BytesIO
+
+    from webapp.extensions import db
+    from webapp.models import Card
+    from webapp.services.venue_season import import_season
+
+    staff = fed_app.test_client()
+    login(staff, "staff")
+    roster = "id;name;club;status\nSK-0001;Registered One;MK Poprad;registered\nR-0001;Rejected Rudo;MK Nitra;rejected\n"
+    r = staff.post(f"/federation/seasons/{season['season']}/roster",
+                   data={"file": (BytesIO(roster.encode()), "roster.csv")}, content_type="multipart/form-data")
+    assert r.status_code == 302
+    fed = fed_app.test_client()
+    doc = fed.get(f"/federation/api/seasons/{season['season']}/download",
+                  headers={"Authorization": f"Bearer {season['tokens']['Poprad']}"})
+    assert doc.status_code == 200 and doc.get_json()["guests"][GUEST] == 4
+    assert [c["id"] for c in doc.get_json()["cards"]] == [CARDED]
+    assert fed.get(f"/federation/api/seasons/{season['season']}/download").status_code == 401
+    with venue_app.app_context():
+        import_season(doc.data, "test")
+        db.session.commit()
+    make_user(venue_app, "op", role="operator", everywhere=False)
+    op = venue_app.test_client()
+    login(op, "op")
+    op.set_cookie("lang", "en")
+    tid = _venue_tournament(venue_app, op)
+    numbers = iter(range(1, 100))
+
+    def add(reg_id, name, status, club=""):
+        return op.post(f"/operator/t/{tid}/players", data={"reg_id": reg_id, "name": name, "club": club,
+                                                           "status": status, "start_no": next(numbers),
+                                                           "version": _version(venue_app, tid)})
+    r = add(GUEST, "Hosť Hostiteľ", "guest")
+    assert r.status_code == 422 and "has played 4 SEM tournaments of this season as a guest" in text(r)
+    r = add("SK-0001", "Registered One", "guest")
+    assert r.status_code == 422 and "registered player of the season" in text(r)
+    r = add("R-0001", "Rejected Rudo", "guest")
+    assert r.status_code == 422 and "the board rejected them" in text(r)
+    r = add("NEW-1", "New Guest", "guest")
+    assert r.status_code in (200, 302), [l for l in text(r).splitlines() if "error" in l]
+    assert add(CARDED, "Carded Player", "registered", "MK Poprad").status_code in (200, 302)
+    with venue_app.app_context():
+        from webapp.models import Player
+
+        pid = db.session.scalar(db.select(Player.id).where(Player.tournament_id == tid, Player.reg_id == CARDED))
+    page = text(op.get(f"/operator/t/{tid}/checkin"))
+    assert "banned from this tournament (SEM-E4) unless the fine is paid: yellow card at SEM 12" in page
+    assert "guest 0 of 4" in page and "1 yellow card" in page
+    r = op.post(f"/operator/t/{tid}/checkin/{pid}", data={"present": "1"})
+    assert r.status_code == 422 and "got a yellow card at SEM 12" in text(r)
+    # the fine is paid at the federation; the venue downloads the season again
+    with fed_app.app_context():
+        cid = db.session.scalar(db.select(Card.id))
+    assert staff.post(f"/federation/cards/{cid}/fine", data={"paid": "1"}).status_code == 302
+    doc = fed.get(f"/federation/api/seasons/{season['season']}/download",
+                  headers={"Authorization": f"Bearer {season['tokens']['Poprad']}"})
+    with venue_app.app_context():
+        import_season(doc.data, "test")
+        db.session.commit()
+    assert op.post(f"/operator/t/{tid}/checkin/{pid}", data={"present": "1"}).status_code in (200, 302)
+
+
+def _version(app, tid) -> int:
+    from webapp.extensions import db
+    from webapp.models import Tournament
+
+    with app.app_context():
+        return db.session.get(Tournament, tid).version
+
+
+def test_a_season_of_another_federation_is_not_downloaded_and_staff_see_only_their_own(fed_app, season):
+    from webapp.extensions import db
+    from webapp.models import Federation, Season, User, Venue
+    from webapp.services import federation as svc
+
+    with fed_app.app_context():
+        other = Federation(code="csm", name="ČSM")
+        db.session.add(other)
+        db.session.flush()
+        v = Venue(name="Zdice", federation_id=other.id)
+        token = svc.new_venue_token(v)
+        db.session.add(v)
+        u = User(username="other", role="federation", federation_id=other.id)
+        u.set_password("secret-pass")
+        db.session.add(u)
+        db.session.commit()
+        other_season = Season(federation_id=other.id, ruleset="csm", name="x")
+        db.session.add(other_season)
+        db.session.commit()
+    c = fed_app.test_client()
+    assert c.get(f"/federation/api/seasons/{season['season']}/download",
+                 headers={"Authorization": f"Bearer {token}"}).status_code == 404
+    login(c, "other")
+    assert c.get(f"/federation/seasons/{season['season']}").status_code == 404
+    assert "SZMK" not in text(c.get("/federation/"))
