@@ -35,15 +35,18 @@ PUBLIC = {
     "sync.sign_draft": "phones' API: table token and PIN",
     "static": "CSS, JavaScript, icons",
     "auth.login": "the sign-in page",
+    "public.healthz": "a reverse proxy's health check, touches no data",
 }
 SELF = {"auth.logout", "auth.change_password"}  # one's own session and password: any signed-in role
-OPERATOR_DESK = {"operator.index", "operator.create_tournament", "operator.import_file"}  # no tournament in the path
+OPERATOR_DESK = {"operator.index", "operator.create_tournament", "operator.import_file",  # no tournament in the path
+                 "operator.season_copy", "operator.season_copy_import", "operator.season_download"}
+ADMIN_OWN_VENUE = {"admin.users", "admin.create_user"}  # a venue's admin: the venue's accounts, no other's
 REFEREE_TOO = {  # operator pages a referee of the tournament may open too
     "operator.discipline": "referees give cards and disqualify (SEM-D, SEM-E)",
     "operator.discipline_action": "the same, recording them",
     "operator.verify": "anyone who decides cases may check the tournament's hash chain",
 }
-ROLES = ("anonymous", "operator_b", "referee_b", "operator_a", "referee_a", "admin")
+ROLES = ("anonymous", "operator_b", "referee_b", "admin_b", "operator_a", "referee_a", "admin")
 
 
 def allowed(endpoint: str, role: str) -> bool:
@@ -53,6 +56,8 @@ def allowed(endpoint: str, role: str) -> bool:
         return False
     if role == "admin" or endpoint in SELF:
         return True
+    if role == "admin_b":  # the admin of venue B (issue 12 tenancy): nothing of venue A
+        return endpoint in ADMIN_OWN_VENUE or endpoint in OPERATOR_DESK or endpoint == "referee.queue"
     if endpoint.startswith("admin."):
         return False
     operator, mine = role.startswith("operator"), role.endswith("_a")
@@ -88,6 +93,8 @@ def world(app):
     from webapp.services import access
     from webapp.services.tokens import table_token
 
+    from webapp.models import Tournament, Venue
+
     a = make_tournament(app, name="SEM A - Alphaville")
     b = make_tournament(app, name="SEM B - Betatown", seed=5)
     play_round(app, a)
@@ -98,9 +105,16 @@ def world(app):
         kind = role.split("_")[0]
         users[role] = make_user(app, role, role=kind, everywhere=False)
     with app.app_context():
+        venues = {"a": Venue(name="Alphaville"), "b": Venue(name="Betatown")}  # tournaments and staff per venue
+        db.session.add_all(venues.values())
+        db.session.flush()
+        db.session.get(Tournament, a).venue_id, db.session.get(Tournament, b).venue_id = \
+            venues["a"].id, venues["b"].id
         for role, uid in users.items():
             if role != "admin":
-                access.assign(db.session.get(User, uid), a if role.endswith("_a") else b)
+                u = db.session.get(User, uid)
+                u.venue_id = venues[role[-1]].id
+                access.assign(u, a if role.endswith("_a") else b)
         r1 = db.session.scalar(select(Round).where(Round.tournament_id == a, Round.number == 1))
         tab = r1.tables[0]
         case = Case(tournament_id=a, round=1, table=tab.number, kind="discrepancy", status="open",
@@ -202,3 +216,111 @@ def test_operator_who_creates_a_tournament_is_assigned(app, world):
     assert clients["operator_b"].get(r.headers["Location"]).status_code == 200
     assert clients["operator_a"].get(r.headers["Location"]).status_code == 404
     assert "Gammaburg" not in text(clients["operator_a"].get("/operator/"))
+
+
+# --------------------------------------------------------------------------- the federation server (issue 12)
+
+FED_ROLES = ("anonymous", "operator_a", "staff_b", "staff_a", "admin")
+FED_OWN = {"federation.index", "federation.create_season", "federation.create_venue"}  # in one's own federation
+
+
+def fed_allowed(endpoint: str, role: str) -> bool:
+    """Season pages are public; the venues' API takes a venue token (no session of any role is one);
+    staff pages: the federation's own staff and the server's admin."""
+    if endpoint.startswith("seasons."):
+        return True
+    if endpoint.startswith("federation_api."):
+        return False
+    if endpoint in FED_OWN:
+        return role in ("staff_a", "staff_b", "admin")
+    if endpoint.startswith("federation."):
+        return role in ("staff_a", "admin")
+    raise AssertionError(f"{endpoint}: say who may call it (a new route?)")
+
+
+@pytest.fixture
+def fed_world(database_url):
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.models import Card, Federation, Season, User, Venue
+    from webapp.rules import exchange
+    from webapp.rules.model import Event
+    from webapp.services import federation as svc
+    from webapp.simulate import make_players, play_tournament
+
+    app = create_app({"TESTING": True, "SECRET_KEY": "fed-secret", "SQLALCHEMY_DATABASE_URI": database_url,
+                      "WTF_CSRF_ENABLED": False, "SERVER_NAME": "localhost", "LISTOK_ROLE": "federation"})
+    with app.app_context():
+        db.create_all()
+        feds = {k: Federation(code=f"f{k}", name=f"Federation {k.upper()}") for k in "ab"}
+        db.session.add_all(feds.values())
+        db.session.flush()
+        venue = Venue(name="Alphaville", federation_id=feds["a"].id)
+        svc.new_venue_token(venue)
+        season = Season(federation_id=feds["a"].id, ruleset="sem", name="2026")
+        db.session.add_all([venue, season])
+        db.session.flush()
+        rt = play_tournament(make_players(30, seed=4), seed=4, name="SEM A1", date="2026-03-01")
+        rt.events.append(Event(type="card", start_no=3, colour="yellow", round=2, referees=("R",)))
+        st = svc.receive(exchange.dump(rt), season=season, venue=venue, source="import", actor="test")
+        for role in FED_ROLES[1:]:
+            u = User(username=role, role={"operator_a": "operator", "admin": "admin"}.get(role, "federation"),
+                     display_name=role.title(), federation_id=feds[role[-1]].id if role.startswith("staff") else None,
+                     venue_id=venue.id if role == "operator_a" else None)
+            u.set_password("secret-pass")
+            db.session.add(u)
+        db.session.commit()
+        card = db.session.scalar(select(Card.id))
+        args = {"sid": season.id, "vid": venue.id, "cid": card, "stid": st.id, "kind": "players",
+                "filename": "css/listok.css", "tid": 1, "n": 1, "table": 1, "pid": 1, "start_no": 1,
+                "action": "card", "uid": 1, "token": "x"}  # the venue routes' arguments: not walked here
+    clients = {"anonymous": app.test_client()}
+    for role in FED_ROLES[1:]:
+        c = app.test_client()
+        assert c.post("/login", data={"username": role, "password": "secret-pass"}).status_code == 302
+        c.set_cookie("lang", "en")
+        clients[role] = c
+    yield app, args, clients
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_federation_routes_roles_foreign_federation(fed_world):
+    """Every federation, API and season route × role: zero unauthorized successes, nothing changed;
+    staff of federation B reach nothing of federation A."""
+    app, args, clients = fed_world
+    endpoints = [c for c in calls(app, args) if c[0].split(".")[0] in ("federation", "federation_api", "seasons")]
+    assert {e for e, _m, _u in endpoints} >= {"federation.index", "federation_api.push", "seasons.season"}
+    failures, checked = [], 0
+    before = snapshot(app)
+    for endpoint, method, url in endpoints:
+        for role in FED_ROLES:
+            if fed_allowed(endpoint, role):
+                continue
+            response = clients[role].open(url, method=method, data={})
+            after = snapshot(app)
+            checked += 1
+            if not refused(response):
+                failures.append(f"{role} {method} {url}: {response.status_code}")
+            if after != before:
+                failures.append(f"{role} {method} {url}: changed the database")
+            before = after
+    assert failures == [], "\n".join(failures)
+    assert checked > 30
+    for endpoint, method, url in endpoints:
+        if method == "GET" and endpoint.startswith("federation."):
+            for role in ("staff_a", "admin"):
+                assert clients[role].get(url).status_code == 200, (role, url)
+    assert "Federation A" not in text(clients["staff_b"].get("/federation/"))
+    # naming the other federation in the form is refused too
+    from webapp.extensions import db
+    from webapp.models import Federation
+
+    with app.app_context():
+        fa = db.session.scalar(select(Federation.id).where(Federation.code == "fa"))
+    before = snapshot(app)
+    for url in ("/federation/seasons", "/federation/venues"):
+        r = clients["staff_b"].post(url, data={"federation": fa, "name": "Intruder", "ruleset": "sem"})
+        assert r.status_code == 404, url
+    assert snapshot(app) == before
