@@ -39,7 +39,7 @@ def test_published_sums_are_offered_to_the_players_own_phones(app, client, game)
     r = client.post("/api/v1/drafts", json=d)
     assert r.status_code == 200
     assert r.json == {"status": "ok", "content": d["content"], "content_hash": d["content_hash"], "sent": False,
-                      "signed": []}
+                      "signed": [], "missing": game.players(), "complete": False, "send_in": None}
     assert client.post("/api/v1/drafts", json=d).status_code == 200  # publishing again is harmless
     assert drafts(app) == (1, 0)
     state = client.get("/api/v1/table", query_string={"token": d["token"]}).json

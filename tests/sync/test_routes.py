@@ -520,7 +520,9 @@ def test_table_state_shape(app, client, game):
     token = game.body()["token"]
     r = client.get("/api/v1/table", query_string={"token": token})
     assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
-    assert set(r.json) == {"status", "round", "table", "players", "cards_position", "total_cents", "sheet", "draft"}
+    assert set(r.json) == {"status", "round", "table", "players", "cards_position", "total_cents", "sheet", "draft",
+                           "open_cases"}
+    assert r.json["open_cases"] == []
     assert (r.json["status"], r.json["round"], r.json["table"]) == ("ok", 1, 1)
     assert [p["start_no"] for p in r.json["players"]] == game.players()
     assert all(set(p) == {"start_no", "name", "club"} and p["name"] for p in r.json["players"])

@@ -28,8 +28,8 @@ from . import pins as pin_service, results as results_service, sheets as sheet_s
 from .common import ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
-KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "c10", "discrepancy")
-SHEET_KINDS = ("dispute", "correction", "negative-sum", "pin-reissued")
+KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch", "c10", "discrepancy")
+SHEET_KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch")
 MAX_REPORTS = 5  # SEM-C9 reports per start number and round (spam guard)
 REPORT_MAX_CHARS = 1000
 MAX_PIN_CHARS = 32  # the phone's PIN field; a longer one is no PIN and not an attempt
@@ -44,6 +44,7 @@ class QueueItem:
     case: Case
     tournament: Tournament
     age_seconds: int
+    won: Sheet | None = None  # a decided sheet case: the sheet that counts since (issue 8.6)
 
 
 def queue(now: datetime | None = None, tournament_ids: set[int] | None = None) -> dict:
@@ -67,12 +68,25 @@ def queue(now: datetime | None = None, tournament_ids: set[int] | None = None) -
                  for c in open_cases if c.kind == kind]
         if items:
             groups.append((kind, items))
-    recent = [QueueItem(c, tournaments[c.tournament_id], 0) for c in decided]
+    ids = {x for c in decided for x in (c.sheet_id, c.other_sheet_id) if x}
+    sheets = {s.id: s for s in db.session.scalars(select(Sheet).where(Sheet.id.in_(ids)))} if ids else {}
+    recent = [QueueItem(c, tournaments[c.tournament_id], 0, _winner(c, sheets)) for c in decided]
     state = repr(([(c.id, c.status) for c in open_cases], [(c.id, c.status) for c in decided],
                   int(now.timestamp()) // 60))
     return {"groups": groups, "count": len(open_cases), "recent": recent,
             "several_tournaments": len({c.tournament_id for c in open_cases}) > 1,
             "fingerprint": hashlib.sha1(state.encode()).hexdigest()[:16]}
+
+
+def _winner(c: Case, sheets: dict[int, Sheet]) -> Sheet | None:
+    """The sheet a decided case left counting: the chosen one of a dispute, an approved waiting sheet."""
+    if c.kind not in SHEET_KINDS:
+        return None
+    for sid in (c.sheet_id, c.other_sheet_id):
+        s = sheets.get(sid)
+        if s is not None and s.status in ("accepted", "superseded"):
+            return s
+    return None
 
 
 # --------------------------------------------------------------------------- one case
@@ -216,6 +230,9 @@ def pin_notes(c: Case) -> list[str]:
         notes.append(_("PIN of #%(no)d was issued at %(time)s by %(who)s, after the round started.",
                        no=x["start_no"], time=format_time(datetime.fromisoformat(x["issued_at"]), "HH:mm"),
                        who=x.get("issued_by") or "?"))
+    for x in (c.payload or {}).get("pin_failed") or []:  # signed offline (issue 8.3)
+        notes.append(_("PIN of #%(no)d was locked after too many wrong PINs when the sheet arrived.", no=x["start_no"])
+                     if x.get("locked") else _("PIN of #%(no)d did not match.", no=x["start_no"]))
     return notes
 
 
@@ -350,7 +367,7 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
         payload.update(correction=row.id, old_version=old.version if old else None,
                        old_sums=old.sums if old else None, new_sums=tab.sheet.sums, new_points=tab.sheet.points,
                        record=row.record)
-    if c.kind in ("correction", "negative-sum", "pin-reissued"):
+    if c.kind in ("correction", "negative-sum", "pin-reissued", "pin-mismatch"):
         sheet = db.session.get(Sheet, c.sheet_id)
         if sheet is None or sheet.status != "pending":
             raise ServiceError(_("This sheet is no longer waiting for a decision. Nothing was changed."))

@@ -219,10 +219,13 @@ def sheet_answer(sheet: Sheet, case: Case | None = None) -> Answer:
     if sheet.status == "dispute":
         return Answer(202, {"status": "dispute", "receipt": sheet.receipt, "case": case_id,
                             "version": sheet.version})
-    reason = case.kind if case and case.kind in ("negative-sum", "correction", "pin-reissued") else \
+    reason = case.kind if case and case.kind in ("negative-sum", "correction", "pin-reissued", "pin-mismatch") else \
         ("correction" if sheet.base_version else "negative-sum")
-    return Answer(202, {"status": "needs-referee", "reason": reason, "receipt": sheet.receipt, "case": case_id,
-                        "version": sheet.version})
+    body = {"status": "needs-referee", "reason": reason, "receipt": sheet.receipt, "case": case_id,
+            "version": sheet.version}
+    if reason == "pin-mismatch":
+        body["pin_failed"] = [x["start_no"] for x in (case.payload or {}).get("pin_failed") or []]
+    return Answer(202, body)
 
 
 def replay(stored: SubmissionRow, content_hash: str) -> Answer:
@@ -351,7 +354,14 @@ def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> Non
     """Each PIN of the sheet evaluated once, in seat order (a valid proof stands
     for a right PIN). All are checked, so that the answer can carry the proofs
     of the right ones; the first failure answers."""
-    failure, proofs = None, {}
+    failures, proofs = _pin_failures(t, tab, sub)
+    if failures:
+        raise pin_refusal(failures[0], proofs)
+
+
+def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> tuple[list[PinError], dict]:
+    """Every PIN of the sheet evaluated once: the failures in seat order and the right PINs' proofs."""
+    failures, proofs = [], {}
     for start_no in tab.players:
         signature = sub.signature_of(start_no)
         if signature.own_phone:
@@ -360,11 +370,10 @@ def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> Non
         try:
             check_pin(t, player, signature.pin, proof=(signature.hash, signature.pin_proof))
         except PinError as e:
-            failure = failure or e
+            failures.append(e)
         else:
             proofs[start_no] = pin_proof(t.id, start_no, signature.hash, player.pin_hash)
-    if failure is not None:
-        raise pin_refusal(failure, proofs)
+    return failures, proofs
 
 
 def reissued_pins(t: Tournament, r: Round, tab: RoundTable) -> list[dict]:
@@ -442,7 +451,7 @@ def submit(sub: protocol.Submission) -> Answer:
                                          "sheet is now version %(cur)d. Reload the table.",
                                          v=c.base_version, cur=current.version if current else 0),
                       current_version=current.version if current else 0)
-    _check_pins(t, tab, sub)
+    pin_failed = _offline_pin_failures(t, tab, sub)
     reissued = reissued_pins(t, r, tab)
 
     other = None
@@ -453,6 +462,8 @@ def submit(sub: protocol.Submission) -> Answer:
         other = current or (waiting[-1] if waiting else None)
         if other is not None:
             status, kind = "dispute", "dispute"
+        elif pin_failed:
+            status, kind = "pending", "pin-mismatch"  # signed offline with a PIN that did not match (issue 8.3)
         elif c.negative and get_ruleset(t.ruleset).negative_sum_note:
             status, kind = "pending", "negative-sum"  # SEM-C8: counts once the referee co-signs
         elif reissued:
@@ -474,7 +485,8 @@ def submit(sub: protocol.Submission) -> Answer:
                     payload={"receipt": sheet.receipt, "version": sheet.version, "sums_cents": list(c.sums_cents),
                              "note": c.note, "base_version": c.base_version, "negative": c.negative,
                              "other_version": other.version if other else None,
-                             **({"pin_reissued": reissued} if reissued else {})})
+                             **({"pin_reissued": reissued} if reissued else {}),
+                             **({"pin_failed": pin_failed} if pin_failed else {})})
         db.session.add(case)
         db.session.flush()
     answer = sheet_answer(sheet, case)
@@ -486,6 +498,19 @@ def submit(sub: protocol.Submission) -> Answer:
                                  "case": case.id if case else None, "key": sub.idempotency_key,
                                  "signed_by": list(tab.players), "own_phone": sorted(own)}, t.id)
     return answer
+
+
+def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> list[dict]:
+    """PINs checked now. Online they were checked as typed, so a wrong one is refused and the
+    table types it again; a sheet signed offline (`pins_unchecked`) arrives when the players may
+    have left, so its wrong or locked PINs go to the referee with the sheet (kept pending) —
+    the wrong attempts still count towards the lockout."""
+    failures, proofs = _pin_failures(t, tab, sub)
+    if not failures:
+        return []
+    if not sub.pins_unchecked:
+        raise pin_refusal(failures[0], proofs)
+    return [{"start_no": e.start_no, "locked": isinstance(e, PinLocked)} for e in failures]
 
 
 def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: Sheet, answer: Answer) -> None:
@@ -539,7 +564,15 @@ def table_state(token: str, draft_hash: str | None = None) -> dict:
             # red pen: it replaced an earlier counted version, or SEM-C5 changed its sums
             "corrected": sheet.entered_sums is not None or any(s.status == "superseded" for s in tab.sheets)},
         "draft": draft_state(tab, draft_hash),
+        # issue 8.4: what became of the table's sheets since (a dispute, the referee, a correction)
+        "open_cases": open_case_kinds(t, r, tab),
     }
+
+
+def open_case_kinds(t: Tournament, r: Round, tab: RoundTable) -> list[str]:
+    return list(db.session.scalars(select(Case.kind).where(
+        Case.tournament_id == t.id, Case.round == r.number, Case.table == tab.number,
+        Case.status == "open").order_by(Case.id)))
 
 
 # --------------------------------------------------------------------------- signing on one's own phone
@@ -563,8 +596,12 @@ def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None
     sent = any(s.content_hash == draft.content_hash and s.status != "rejected" for s in tab.sheets)
     if sent and not content_hash:
         return None
-    return {"content": draft.content, "content_hash": draft.content_hash, "sent": sent,
-            "signed": [g.start_no for g in draft.signatures]}
+    from .desk_live import draft_forward  # issue 8.2: who must still act, when any phone may send
+
+    signed = [g.start_no for g in draft.signatures]
+    last = max((g.created_at for g in draft.signatures if g.created_at), default=None)
+    return {"content": draft.content, "content_hash": draft.content_hash, "sent": sent, "signed": signed,
+            **draft_forward(signed, list(tab.players), last)}
 
 
 def publish_draft(d: protocol.Draft) -> Answer:

@@ -115,6 +115,9 @@ class Submission:
     content: Content
     content_hash: str
     signatures: tuple[Signature, ...]
+    # the phone could not check the PINs at the table (offline): a wrong one makes the sheet a
+    # referee case instead of a refusal the players, gone by then, never see (issue 8.3)
+    pins_unchecked: bool = False
 
     def signature_of(self, start_no: int) -> Signature | None:
         return next((s for s in self.signatures if s.start_no == start_no), None)
@@ -309,7 +312,8 @@ def parse_submission(data) -> Submission:
         if s.start_no in seen:
             raise _bad(f"Start number {s.start_no} signed twice.", f"signatures[{i}].start_no", s.start_no)
         seen.add(s.start_no)
-    return Submission(token=token, idempotency_key=key, content=content, content_hash=h, signatures=signatures)
+    return Submission(token=token, idempotency_key=key, content=content, content_hash=h, signatures=signatures,
+                      pins_unchecked=data.get("pins_unchecked") is True)
 
 
 def parse_pin_check(data) -> tuple[str, int, str, str | None]:

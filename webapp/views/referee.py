@@ -25,6 +25,7 @@ KIND_LABELS = {
     "correction": _l("Correction before hand-in (SEM-C4)"),
     "negative-sum": _l("Negative sum (SEM-C8)"),
     "pin-reissued": _l("Signed with a PIN issued during the round"),
+    "pin-mismatch": _l("A PIN did not match (signed offline)"),
     "discrepancy": _l("Discrepancy reported (SEM-C9)"),
     "c10": _l("Correction after publication (SEM-C10)"),
 }

@@ -2,17 +2,21 @@
 corrections after publication."""
 from __future__ import annotations
 
-from flask import flash, redirect, render_template, request, url_for
+from types import SimpleNamespace
+
+from flask import abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 from flask_babel import format_time, gettext as _, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
+from sqlalchemy import select
 from wtforms import BooleanField, HiddenField, IntegerField, SelectField, StringField
 from wtforms.validators import Optional
 
 from ...extensions import db, htmx
 from ...rules.corrections import KINDS
 from ...rules.ruleset import get_ruleset
-from ...services import discipline as dsvc, results as svc, rounds as round_service
+from ...models import Round, Tournament
+from ...services import desk_live, discipline as dsvc, results as svc, rounds as round_service
 from ...services.common import ServiceError, get_tournament
 from ..auth import operator_required, role_required
 from ..public.standings import standings_table
@@ -41,7 +45,7 @@ def _desk_sums(form) -> list[str]:
 
 
 def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_field=None, saved=False, focus=False,
-               refused=False, sent=None, waiting_by_table=None):
+               refused=False, sent=None, waiting_by_table=None, live=None):
     """`refused`: a save for a table whose sheet counts was refused; the card
     shows that sheet and offers the typed sums to the referee (SEM-C4).
     `waiting_by_table`: the round's open corrections, read once for a whole page."""
@@ -55,7 +59,8 @@ def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_fiel
                 outcome=svc.sheet_outcome(t, tab), refused=refused, sent=sent, waiting=waiting,
                 waiting_sheet=next((s for s in tab.sheets if s.id == waiting.sheet_id), None) if waiting else None,
                 source_label=svc.source_label, hhmm=hhmm,
-                form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number))
+                form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number),
+                live=live if live is not None else desk_live.round_states(r, only=tab.number).get(tab.number))
 
 
 def _desk_page(t, r, *, status=200, error=None, table_errors=None, editing=None):
@@ -63,17 +68,78 @@ def _desk_page(t, r, *, status=200, error=None, table_errors=None, editing=None)
     missing_only = request.args.get("missing") == "1"
     table_errors = table_errors or {}
     waiting = svc.open_corrections(r)
+    states = desk_live.round_states(r)
     rows = []
     for tab in r.tables:
         if missing_only and tab.sheet is not None and tab.number not in table_errors:
             continue
         ctx = _table_ctx(t, r, tab, editing=(editing == tab.number) or tab.number in table_errors,
-                         waiting_by_table=waiting, **table_errors.get(tab.number, {}))
+                         waiting_by_table=waiting, live=states.get(tab.number), **table_errors.get(tab.number, {}))
         rows.append(ctx)
     first_missing = next((tab.number for tab in r.tables if tab.sheet is None), None)
     return render_template(
         "operator/results/desk.html", t=t, r=r, rows=rows, done=done, total=total, missing_only=missing_only,
-        error=error, first_missing=first_missing, rs=get_ruleset(t.ruleset)), status
+        error=error, first_missing=first_missing, rs=get_ruleset(t.ruleset), live_counts=desk_live.counts(states),
+        live_etag=desk_live.round_etag(r, states, _live_extra(t, r))), status
+
+
+def _live_extra(t, r) -> str:
+    """What else a card shows that moves: the tournament's version (a disqualification, a close)."""
+    return f"{t.version}:{r.status}"
+
+
+@bp.get("/t/<int:tid>/round/<int:n>/results/live")
+@operator_required
+def desk_live_state(tid: int, n: int):
+    """The live desk's poll (issue 8.1): one small answer for the whole round, 304 while nothing
+    changed; when something did, the round header and each table's digest (the page fetches the
+    cards whose digest moved)."""
+    r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == n))
+    if r is None:
+        abort(404)
+    version = db.session.scalar(select(Tournament.version).where(Tournament.id == tid))
+    states = desk_live.round_states(r)
+    etag = desk_live.round_etag(r, states, f"{version}:{r.status}")
+    if etag in request.if_none_match:
+        response = make_response("", 304)
+    else:
+        done = sum(1 for st in states.values() if st.counted)
+        header = render_template("operator/results/_desk_counts.html", live_counts=desk_live.counts(states))
+        progress = render_template("operator/results/_desk_progress.html", t=SimpleNamespace(id=tid, version=version),
+                                   r=r, done=done, total=len(states), oob=False,
+                                   missing_only=request.args.get("missing") == "1")
+        response = jsonify({"etag": etag, "status": r.status, "done": done, "total": len(states),
+                            "header": header, "progress": progress,
+                            "tables": {str(k): {"digest": v.digest, "state": v.key, "label": v.label}
+                                       for k, v in states.items()}})
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@bp.post("/t/<int:tid>/round/<int:n>/results/<int:table>/draft")
+@operator_required
+def desk_take_draft(tid: int, n: int, table: int):
+    """Issue 8.2: the desk takes in a draft every player signed on their own phone, after the
+    operator checked its sums against the paper sheet."""
+    t, r, tab = _desk_table_of(tid, n, table)
+    try:
+        answer = desk_live.take_in_draft(t, r, tab, request.form.get("content_hash", ""), _actor())
+    except ServiceError as e:
+        db.session.rollback()
+        t, r, tab = _desk_table_of(tid, n, table)
+        if htmx:
+            return render_template("operator/results/_desk_table.html", **_table_ctx(t, r, tab, error=str(e))), 422
+        flash(str(e), "error")
+        return redirect(url_for(".results_desk", tid=tid, n=n, _anchor=f"table-{table}"))
+    db.session.commit()
+    message = _("Table %(t)d: the signed draft is in (receipt %(receipt)s).", t=table,
+                receipt=answer.body.get("receipt") or "–")
+    t, r, tab = _desk_table_of(tid, n, table)
+    if htmx:
+        return render_template("operator/results/_desk_table.html", **_table_ctx(t, r, tab, sent=message))
+    flash(message, "success")
+    return redirect(url_for(".results_desk", tid=tid, n=n, _anchor=f"table-{table}"))
 
 
 @bp.get("/t/<int:tid>/round/<int:n>/results")
