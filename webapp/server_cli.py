@@ -39,19 +39,25 @@ def upgrade_database(app) -> None:
 
 @click.command("create-user")
 @click.argument("username")
-@click.option("--role", type=click.Choice(["admin", "operator", "referee"]), default="operator", show_default=True)
+@click.option("--role", type=click.Choice(["admin", "operator", "referee", "federation"]), default="operator",
+              show_default=True)
+@click.option("--venue", "venue_name", default=None, metavar="NAME",
+              help="The venue the account belongs to (made if new): it sees only the venue's tournaments.")
+@click.option("--federation", "federation_code", default=None, metavar="CODE",
+              help="Federation staff: the federation (made if new, e.g. szmk).")
 @click.option("--name", "display_name", default="", help="Name shown in the audit log.")
 @click.option("--tournament", "tournaments", type=int, multiple=True,
               help="Assign to this tournament id (repeatable); an admin works at all of them.")
 @click.password_option(help="Asked for when not given.")
-def create_user(username: str, role: str, display_name: str, tournaments: tuple[int, ...], password: str) -> None:
+def create_user(username: str, role: str, venue_name: str | None, federation_code: str | None, display_name: str,
+                tournaments: tuple[int, ...], password: str) -> None:
     """Create an admin, operator or referee account (the first one, or more).
     Operators and referees see only the tournaments they are assigned to: use
     --tournament, or the admin's page /admin/, or create the tournament as that operator."""
     from sqlalchemy import select
 
     from .extensions import db
-    from .models import Tournament, User
+    from .models import Federation, Tournament, User, Venue
     from .services import access
 
     if len(password) < 8:
@@ -64,7 +70,23 @@ def create_user(username: str, role: str, display_name: str, tournaments: tuple[
         missing = [tid for tid in tournaments if db.session.get(Tournament, tid) is None]
         if missing:
             raise click.BadParameter(f"no tournament {missing[0]}", param_hint="--tournament")
+        if role == "federation" and not federation_code:
+            raise click.BadParameter("federation staff need --federation CODE", param_hint="--federation")
         user = User(username=username, role=role, display_name=display_name)
+        if federation_code:
+            fed = db.session.scalar(select(Federation).where(Federation.code == federation_code))
+            if fed is None:
+                fed = Federation(code=federation_code, name=federation_code.upper())
+                db.session.add(fed)
+                db.session.flush()
+            user.federation_id = fed.id
+        if venue_name:
+            venue = db.session.scalar(select(Venue).where(Venue.name == venue_name))
+            if venue is None:
+                venue = Venue(name=venue_name)
+                db.session.add(venue)
+                db.session.flush()
+            user.venue_id = venue.id
         user.set_password(password)
         db.session.add(user)
         db.session.flush()

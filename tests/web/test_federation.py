@@ -390,3 +390,98 @@ def test_a_season_of_another_federation_is_not_downloaded_and_staff_see_only_the
     login(c, "other")
     assert c.get(f"/federation/seasons/{season['season']}").status_code == 404
     assert "SZMK" not in text(c.get("/federation/"))
+
+
+@pytest.fixture
+def federation_http(fed_app):
+    """The federation app on a real port: `listok push` and the hub's button speak HTTP to it."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, fed_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+    server.server_close()
+
+
+def test_listok_push_and_the_hub_button_over_http(fed_app, venue_app, federation_http):
+    """`listok push ID --to URL --token T` sends the file with its chain; a second push exits 2
+    naming the tournament already there; the hub's button says the same in the operator's page."""
+    from webapp.extensions import db
+    from webapp.services.tournament_file import import_tournament
+
+    ids = setup_federation(fed_app)
+    token = ids["tokens"]["Poprad"]
+    rts = season_tournaments()[:2]
+    with venue_app.app_context():
+        tids = []
+        for rt in rts:
+            tids.append(import_tournament(exchange.dump(rt), f"{rt.name}.json", "venue").id)
+        db.session.commit()
+    runner = venue_app.test_cli_runner()
+    first = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", token])
+    assert first.exit_code == 0, first.output
+    assert "received 'SEM 1' into season" in first.output and "the chain holds" in first.output
+    second = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", token])
+    assert second.exit_code == 2 and "409" in second.output and "is here already" in second.output
+    bad = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", "wrong"])
+    assert bad.exit_code == 2 and "401" in bad.output
+    venue_app.config.update(LISTOK_FEDERATION_URL=federation_http, LISTOK_FEDERATION_TOKEN=token)
+    make_user(venue_app, "op", role="operator")
+    op = venue_app.test_client()
+    login(op, "op")
+    op.set_cookie("lang", "en")
+    assert "Send to the federation" in text(op.get(f"/operator/t/{tids[1]}"))
+    r = op.post(f"/operator/t/{tids[1]}/push", follow_redirects=True)
+    assert "The federation took the tournament" in text(r)
+    r = op.post(f"/operator/t/{tids[1]}/push", follow_redirects=True)
+    assert "The federation has this tournament already" in text(r)
+    from webapp.models import AuditEntry
+
+    with venue_app.app_context():  # the venue's own chain says where it went and what came back
+        answers = [e.payload["status"] for e in db.session.scalars(
+            db.select(AuditEntry).where(AuditEntry.tournament_id == tids[1], AuditEntry.action == "tournament.push"))]
+    assert answers == [201, 409]
+
+
+def test_create_user_for_a_federation_and_a_venue_and_the_role_setting(tmp_path):
+    """`listok create-user --role federation --federation CODE` and `--venue NAME`; LISTOK_ROLE must be
+    venue or federation (a wrong one stops the server with one line)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k not in ("LISTOK_ENV", "LISTOK_SECRET_KEY_FILE")}
+    env.update(PYTHONPATH=str(root), DATABASE_URL=f"sqlite:///{tmp_path / 'cli.db'}", LISTOK_SECRET_KEY="cli-key",
+               LISTOK_ROLE="federation")
+
+    def listok(*args, **extra):
+        return subprocess.run([sys.executable, "-m", "webapp.cli", *args], cwd=tmp_path, env={**env, **extra},
+                              capture_output=True, text=True, timeout=120)
+
+    r = listok("create-user", "staff1", "--role", "federation", "--password", "staff-pass-1")
+    assert r.returncode == 2 and "--federation" in r.stderr
+    assert listok("create-user", "staff1", "--role", "federation", "--federation", "szmk",
+                  "--password", "staff-pass-1").returncode == 0
+    assert listok("create-user", "op1", "--venue", "Poprad", "--password", "op-pass-123").returncode == 0
+    r = listok("create-user", "x", "--password", "whatever-1", LISTOK_ROLE="hq")
+    assert r.returncode == 2 and "LISTOK_ROLE is 'hq': use venue or federation" in r.stderr
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.models import Federation, User, Venue
+
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": env["DATABASE_URL"], "LISTOK_ROLE": "federation"})
+    with app.app_context():
+        staff = db.session.scalar(db.select(User).where(User.username == "staff1"))
+        op = db.session.scalar(db.select(User).where(User.username == "op1"))
+        assert db.session.get(Federation, staff.federation_id).code == "szmk" and staff.role == "federation"
+        assert db.session.get(Venue, op.venue_id).name == "Poprad" and op.federation_id is None
+        db.engine.dispose()
+    assert "federation" in app.blueprints and "seasons" in app.blueprints
+    venue = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": env["DATABASE_URL"]})
+    assert "federation" not in venue.blueprints and "seasons" not in venue.blueprints  # the default: venue
