@@ -47,8 +47,8 @@ def test_slovak_is_the_default(client):
 
 
 def test_catalogs_cover_every_string(tmp_path):
-    """Slovak (the default) and Czech translate every string the code and templates use,
-    with the same placeholders."""
+    """Slovak (the default), Czech and Russian translate every string the code and templates
+    use, with the same placeholders."""
     import re
     import subprocess
     import sys
@@ -62,7 +62,7 @@ def test_catalogs_cover_every_string(tmp_path):
                     "-k", "_l", "-k", "lazy_gettext", "-o", str(pot), "."], cwd=root, check=True, capture_output=True)
     wanted = {m.id for m in read_po(pot.open("rb")) if m.id}
     placeholder = re.compile(r"%\(\w+\)[sd]")
-    for lang in ("sk", "cs"):
+    for lang in ("sk", "cs", "ru"):
         catalog = read_po((root / f"webapp/translations/{lang}/LC_MESSAGES/messages.po").open("rb"))
         have = {m.id: m.string for m in catalog if m.id}
         assert wanted - set(have) == set(), lang
@@ -237,9 +237,9 @@ def _urls(app, tids) -> list[str]:
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the words do not depend on the database
-@pytest.mark.parametrize("lang", ["sk", "cs"])
-def test_every_page_renders_without_english_in_slovak_and_czech(app, venue, lang):
-    """Issue 8: every page of the app (operator, referee, public, the table page,
+@pytest.mark.parametrize("lang", ["sk", "cs", "ru"])
+def test_every_page_renders_without_english_in_slovak_czech_and_russian(app, venue, lang):
+    """Issue 8 (and issue 9 for Russian, TH-6): every page of the app (operator, referee, public, the table page,
     sign-in, with a tournament in each state), the extensions' messages (Flask-Login,
     WTForms) and the objection-window step render with no English word."""
     from babel.messages.pofile import read_po
