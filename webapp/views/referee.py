@@ -18,7 +18,7 @@ from .auth import role_required
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
 referee_required = role_required("referee", "operator")
-decide_required = role_required("referee")
+decide_required = role_required("referee", admin_passes=False)
 
 KIND_LABELS = {
     "dispute": _l("Two different sheets"),
