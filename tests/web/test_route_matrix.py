@@ -46,6 +46,7 @@ REFEREE_TOO = {  # operator pages a referee of the tournament may open too
     "operator.discipline_action": "the same, recording them",
     "operator.verify": "anyone who decides cases may check the tournament's hash chain",
 }
+DECIDE = {"referee.approve", "referee.reject"}
 ROLES = ("anonymous", "operator_b", "referee_b", "admin_b", "operator_a", "referee_a", "admin")
 
 
@@ -54,6 +55,8 @@ def allowed(endpoint: str, role: str) -> bool:
         return True
     if role == "anonymous":
         return False
+    if endpoint in DECIDE:  # only a referee of the tournament decides, never an admin alone
+        return role == "referee_a"
     if role == "admin" or endpoint in SELF:
         return True
     if role == "admin_b":  # the admin of venue B (issue 12 tenancy): nothing of venue A
