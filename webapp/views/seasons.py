@@ -35,7 +35,12 @@ def _season(sid: int) -> Season:
 
 
 def _etag(s: Season, kind: str) -> str:
-    return f"s{s.id}-v{s.version}-{kind}-{get_locale()}"
+    version = str(s.version)
+    if kind.startswith("historical"):  # SEM-A6 reads every earlier season of the federation and rule set
+        version = ".".join(f"{i}:{v}" for i, v in db.session.execute(
+            select(Season.id, Season.version).where(Season.federation_id == s.federation_id,
+                                                    Season.ruleset == s.ruleset).order_by(Season.id)))
+    return f"s{s.id}-v{version}-{kind}-{get_locale()}"
 
 
 def _cacheable(response: Response, etag: str) -> Response:
