@@ -274,6 +274,7 @@ def test_offline_the_sheet_waits_in_the_outbox_and_goes_when_back(venue, phones)
     assert page.evaluate("performance.getEntriesByType('navigation')[0].transferSize") == 0
     ph.enter(["15", "9,50", "5,50"])
     players = venue.tables[0]
+    expect(page.locator("#pin-offline")).to_be_visible()  # issue 8.3: said before anybody signs
     # PINs cannot be checked now: the server checks them on arrival (the second player mistypes)
     ph.sign_all(players, {**venue.pins, players[1]: "0000" if venue.pins[players[1]] != "0000" else "1111"})
     expect(ph.status()).to_contain_text("Signed — waiting to send")
@@ -286,18 +287,26 @@ def test_offline_the_sheet_waits_in_the_outbox_and_goes_when_back(venue, phones)
     expect(ph.status()).to_contain_text("Signed — waiting to send")
     assert len(ph.outbox()) == 1
 
+    # issue 8.4: the phone says it is offline, and that "send now" waits for the Wi-Fi
+    expect(page.locator("#net-badge")).to_be_visible()
+    page.locator("#send-now").click()
+    expect(page.locator("#send-offline")).to_have_text(
+        "No Wi-Fi: the sheet is kept here and sent by itself as soon as the Wi-Fi returns.")
+
     venue.proxy.down = False
     ph.context.set_offline(False)  # `online`: the page sends at once
-    # the server refuses the mistyped PIN: the sheet stays on the phone until that player types it again
-    expect(ph.status()).to_contain_text(f"Wrong PIN for start number {players[1]}")
-    expect(ph.status()).to_have_class(re.compile(r"\bis-blocked\b"))
-    assert venue.sheets(1) == [] and ph.outbox()[0]["state"] == "blocked"
-    page.locator("#repin-pin").fill(venue.pins[players[1]])
-    page.locator("#repin-send").click()
-    receipt = ph.receipt()
+    # issue 8.3: the mistyped PIN does not bounce back to a phone whose players may have gone: the
+    # sheet goes to the referee as a case, with the drawn signatures
+    expect(ph.status()).to_contain_text(f"The PIN of start number {players[1]} did not match")
+    expect(ph.status()).to_have_class(re.compile(r"\bis-referee\b"))
+    expect(page.locator("#net-badge")).to_be_hidden()
     assert ph.outbox() == []
     sheets = venue.sheets(1)
-    assert len(sheets) == 1 and sheets[0].receipt == receipt and sheets[0].sums == ["15.00", "9.50", "5.50"]
+    assert len(sheets) == 1 and sheets[0].status == "pending" and sheets[0].sums == ["15.00", "9.50", "5.50"]
+    assert all(sig["drawing"] for sig in sheets[0].signatures)
+    with venue.app.app_context():
+        case = db.session.scalar(select(Case).where(Case.kind == "pin-mismatch"))
+        assert case is not None and case.payload["pin_failed"] == [{"start_no": players[1], "locked": False}]
     assert venue.count(Submission) == 1
 
 

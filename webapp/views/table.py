@@ -187,6 +187,19 @@ def phone_strings() -> dict:
         "own_choose": _("Choose your name first."),
         "own_done": _("Thank you, %(name)s: your signature is on the server. The winner's phone adds it to the "
                       "sheet."),
+        "own_missing": _("Still to sign: %(who)s. They sign on their own phone or on the winner's phone."),
+        "own_all_signed": _("Everybody has signed. The winner's phone sends the sheet; if it has not by %(time)s, "
+                            "this phone can send it."),
+        "own_send_ready": _("Everybody has signed, but the winner's phone has not sent the sheet: send it from "
+                            "this phone."),
+        "send_offline": _("No Wi-Fi: the sheet is kept here and sent by itself as soon as the Wi-Fi returns."),
+        "case_dispute": _("Another sheet with different sums was sent for this table: the referee decides which "
+                          "counts."),
+        "case_referee": _("This table's sheet is waiting for the referee."),
+        "case_corrected": _("This table's sheet was corrected: the sums shown are the ones that count now."),
+        "other_counts": _("The referee decided: another sheet counts for this table (receipt %(receipt)s)."),
+        "referee_pin_mismatch": _("Receipt %(receipt)s. The PIN of start number %(who)s did not match: the sheet "
+                                  "went to the referee, who checks it with the player. Nothing more to do here."),
         "own_unreachable": _("The server cannot be reached: signing on your own phone needs the Wi-Fi. Try again, "
                              "or sign on the winner's phone."),
         "signing_now": _("signs now"),

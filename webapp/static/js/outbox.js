@@ -128,7 +128,7 @@
       if (d && CONFIRMED[d.status] && (d.content_hash === undefined || d.content_hash === item.body.content_hash)) {
         var result = {
           token: item.token, status: d.status, receipt: d.receipt || "", reason: d.reason || "",
-          "case": d["case"] || null, version: d.version || null, replay: !!d.replay,
+          "case": d["case"] || null, version: d.version || null, replay: !!d.replay, pin_failed: d.pin_failed || null,
           content_hash: item.body.content_hash, sums_cents: item.body.content.sums_cents,
           base_version: item.body.content.base_version, at: Date.now()
         };

@@ -96,9 +96,19 @@
       opts.body = JSON.stringify(body);
     }
     return fetch(url, opts).then(function (res) {
+      setNet(true);
       return res.json().then(function (d) { return { http: res.status, data: d }; },
         function () { return { http: res.status, data: null }; });
-    }).finally(function () { if (timer) clearTimeout(timer); });
+    }, function (err) { setNet(false); throw err; }).finally(function () { if (timer) clearTimeout(timer); });
+  }
+
+  /* The phone always tells the truth (issue 8.4): a badge while the server cannot be reached. */
+  function setNet(online) {
+    state.offline = !online;
+    show($("net-badge"), !online);
+    var note = $("send-offline");
+    if (note) { note.textContent = S.send_offline; show(note, !online && !!state.item && state.item.state !== "blocked"); }
+    if ($("pin-offline")) show($("pin-offline"), !online || !!state.unchecked);
   }
 
   function refreshServer() {
@@ -106,6 +116,8 @@
       if (ans.data && ans.data.status === "ok") {
         state.server = ans.data.sheet;
         state.offer = ans.data.draft || null;
+        state.offerAt = Date.now();
+        state.cases = ans.data.open_cases || [];
         // another phone (or the desk) got there first: shown as a fresh load shows it, not under an empty form
         if (state.server && !state.item && isBlank(state.draft)) state.draft = null;
         render();
@@ -199,6 +211,9 @@
   function resultText(r) {
     if (r.status === "dispute") return fmt(S.dispute, { receipt: r.receipt });
     if (r.status === "needs-referee") {
+      if (r.reason === "pin-mismatch") {
+        return fmt(S.referee_pin_mismatch, { receipt: r.receipt, who: (r.pin_failed || []).join(", ") });
+      }
       var text = r.reason === "correction" ? S.referee_correction
         : (r.reason === "pin-reissued" ? S.referee_pin : S.referee_negative);
       return fmt(text, { receipt: r.receipt });
@@ -355,12 +370,26 @@
       buttons.correct = false;
       receipt = "";
     }
+    var news = "";
+    if (mode !== "entry" && mode !== "signing" && !item && server) {
+      var cases = state.cases || [];
+      if (cases.indexOf("dispute") >= 0) news = S.case_dispute;
+      else if (cases.length || server.status === "pending") news = S.case_referee;
+      else if (r && r.receipt && server.receipt && r.receipt !== server.receipt && server.status === "accepted") {
+        news = fmt(S.other_counts, { receipt: server.receipt });
+      } else if (server.corrected) news = S.case_corrected;
+    }
+    $("status-case").textContent = news;
+    show($("status-case"), !!news && !!title);
+    if (news && kind === "is-sent") kind = "is-referee";
     box.className = "card status-box " + kind;
     $("status-title").textContent = title;
     $("status-text").textContent = message;
     $("receipt").textContent = receipt;
-    show($("receipt"), !!receipt);
+    show($("receipt"), !!receipt && message.indexOf(receipt) < 0);  // the code once (issue 8.6)
     Object.keys(buttons).forEach(function (id) { show($(id), buttons[id]); });
+    show($("send-offline"), buttons["send-now"] && !!state.offline);
+    $("send-offline").textContent = S.send_offline;
     if (buttons.repin && document.activeElement !== $("repin-pin")) $("repin-pin").value = "";
     var table = $("status-sums");
     show(table, !!shown && !!title);
@@ -437,6 +466,7 @@
       if (i === k) li.setAttribute("aria-current", "step");
       list.appendChild(li);
     });
+    show($("pin-offline"), navigator.onLine === false || !!state.offline || !!state.unchecked);
     if (k >= N) return;
     var p = D.players[k];
     $("sig-turn").textContent = fmt(S.sign_as, { position: k + 1, start_no: p.start_no, name: p.name });
@@ -511,7 +541,7 @@
       if (!signedBy(d, p.start_no)) {
         var sig = { start_no: p.start_no, pin: "", hash: d.content_hash, drawing: state.pad.path(), signed_at: nowIso() };
         if (res.proof) sig.pin_proof = res.proof;  // the proof replaces the PIN
-        else state.pins[p.start_no] = pin;  // offline: the server checks it when the sheet is sent
+        else { state.pins[p.start_no] = pin; state.unchecked = true; }  // offline: checked when the sheet is sent
         d.signatures.push(sig);
       }
       pin = null;
@@ -535,9 +565,12 @@
         return out;
       })
     };
+    // a PIN not checked at the table: if it is wrong, the sheet goes to the referee (issue 8.3)
+    if (body.signatures.some(function (s) { return !s.own_phone && !s.pin_proof; })) body.pins_unchecked = true;
     return Outbox.add(D.token, body, { base_sums: d.base_sums }).then(function (item) {
       state.item = item;
       state.pins = {};
+      state.unchecked = false;
       state.draft = null;
       render();
       window.scrollTo(0, 0);
@@ -626,7 +659,7 @@
     var mode = document.documentElement.getAttribute("data-sheet-mode"), d = state.draft;
     if (mode === "signing" && d && d.locked) { pullOwnSignatures(); return; }
     var now = Date.now();
-    if (mode === "own" || (mode === "entry" && isBlank(d) && now - lastIdlePoll >= POLL_IDLE)) {
+    if (mode === "own" || ((mode === "done" || (mode === "entry" && isBlank(d))) && now - lastIdlePoll >= POLL_IDLE)) {
       lastIdlePoll = now;
       refreshServer();
     }
@@ -634,8 +667,44 @@
 
   function ownSignedKey() { return "listok-own:" + D.token + ":" + state.offer.content_hash; }
 
+  /* Issue 8.2: who still has to sign; once everybody has and the winner's phone has not sent the sheet
+     within the server's time, this phone sends it (every signature is on the server already). */
+  function renderForward() {
+    var o = state.offer, box = $("own-forward"), text = "", ready = false;
+    var missing = o.missing || D.players.map(function (p) { return p.start_no; }).filter(function (sn) {
+      return o.signed.indexOf(sn) < 0;
+    });
+    if (missing.length) {
+      text = fmt(S.own_missing, { who: D.players.filter(function (p) { return missing.indexOf(p.start_no) >= 0; })
+        .map(function (p) { return p.start_no + " " + p.name; }).join(", ") });
+    } else if (typeof o.send_in === "number") {
+      var at = (state.offerAt || Date.now()) + o.send_in * 1000;
+      ready = Date.now() >= at;
+      text = ready ? S.own_send_ready : fmt(S.own_all_signed, { time: timeText(new Date(at).toISOString()) });
+    }
+    $("own-missing").textContent = text;
+    show($("own-send"), ready);
+    show(box, !!text);
+  }
+
+  function ownSend() {
+    var o = state.offer;
+    if (!o || state.busy || state.item) return;
+    var body = {
+      token: D.token, idempotency_key: Outbox.uuid(), content: o.content, content_hash: o.content_hash,
+      signatures: D.players.map(function (p) { return { start_no: p.start_no, own_phone: true, hash: o.content_hash }; })
+    };
+    Outbox.add(D.token, body, {}).then(function (item) {
+      state.item = item;
+      render();
+      window.scrollTo(0, 0);
+      return Outbox.flush(true);
+    }, function () { $("own-error").textContent = S.storage_failed; });
+  }
+
   function renderOwn() {
     var o = state.offer, c = o.content, mine = null;
+    renderForward();
     try { mine = parseInt(sessionStorage.getItem(ownSignedKey()), 10) || null; } catch (e) { /* private mode */ }
     renderLocked(c, null, "own-sums", "own-note", "own-referee");
     var me = mine && o.signed.indexOf(mine) >= 0 ? D.players.filter(function (p) { return p.start_no === mine; })[0] : null;
@@ -685,7 +754,9 @@
       $("own-pin").value = "";
       if (data && data.status === "ok") {
         try { sessionStorage.setItem(ownSignedKey(), String(who)); } catch (e) { /* shown until a reload */ }
-        state.offer = { content: data.content, content_hash: data.content_hash, signed: data.signed, sent: data.sent };
+        state.offer = { content: data.content, content_hash: data.content_hash, signed: data.signed, sent: data.sent,
+          missing: data.missing, complete: data.complete, send_in: data.send_in };
+        state.offerAt = Date.now();
         state.ownPad.clear();
         render();
       } else if (!data || ans.http >= 500) {
@@ -753,6 +824,7 @@
     $("pin").addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); sign(); } });
     $("send-now").addEventListener("click", function () {
       var item = state.item;
+      if (navigator.onLine === false) setNet(false);
       if (item && item.state === "blocked") Outbox.retry(item.idempotency_key);
       else Outbox.flush(true);
     });
@@ -774,6 +846,7 @@
     });
     $("correct").addEventListener("click", startCorrection);
     $("own-ok").addEventListener("click", ownSign);
+    $("own-send").addEventListener("click", ownSend);
     $("own-pin").addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); ownSign(); } });
     $("own-clear").addEventListener("click", function () { state.ownPad.clear(); $("own-error").textContent = ""; });
     $("own-enter").addEventListener("click", function () {
@@ -790,10 +863,12 @@
         if (ev.type === "sent" || ev.type === "blocked") refreshServer();
       });
     });
-    window.addEventListener("online", refreshServer);
+    window.addEventListener("online", function () { setNet(true); refreshServer(); });
+    window.addEventListener("offline", function () { setNet(false); render(); });
   }
 
   wire();
+  if (navigator.onLine === false) setNet(false);
   setupOffline();
   reload().then(function () {
     Outbox.start();
