@@ -11,6 +11,7 @@ import io
 import json
 import random
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -485,3 +486,79 @@ def test_create_user_for_a_federation_and_a_venue_and_the_role_setting(tmp_path)
     assert "federation" in app.blueprints and "seasons" in app.blueprints
     venue = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": env["DATABASE_URL"]})
     assert "federation" not in venue.blueprints and "seasons" not in venue.blueprints  # the default: venue
+
+
+@pytest.mark.parametrize("ruleset, sample", [("smu", "smu10"), ("thousand", "thousand13")])
+def test_season_tables_of_the_other_rule_sets_equal_listok_season(fed_app, ruleset, sample):
+    from webapp.extensions import db
+    from webapp.models import Federation, Season
+    from webapp.services import federation as svc
+
+    path = DATA / f"{sample}.json"
+    with fed_app.app_context():
+        f = Federation(code="x", name="X")
+        db.session.add(f)
+        db.session.flush()
+        s = Season(federation_id=f.id, ruleset=ruleset, name="2026")
+        db.session.add(s)
+        db.session.flush()
+        svc.receive(path.read_text(encoding="utf-8"), season=s, venue=None, source="import", actor="test")
+        db.session.commit()
+        assert svc.season_tables(s) == cli("season", str(path))
+        sid = s.id
+    anon = fed_app.test_client()
+    anon.set_cookie("lang", "en")
+    rows = list(csv.reader(io.StringIO(anon.get(f"/seasons/{sid}/players.csv").get_data(as_text=True)
+                                       .lstrip("\ufeff")), delimiter=";"))
+    expected = cli("season", str(path))["players"]
+    assert [(int(r[0]), r[1], int(r[3])) for r in rows[1:]] == [(p["place"], p["name"], p["points"]) for p in expected]
+    assert rows[0][5] == ("Score" if ruleset == "thousand" else "Money")
+
+
+def test_roster_csv_is_all_or_nothing_and_names_the_bad_rows(fed_app, season):
+    from io import BytesIO
+
+    from webapp.extensions import db
+    from webapp.models import RosterEntry
+
+    staff = fed_app.test_client()
+    login(staff, "staff")
+    staff.set_cookie("lang", "en")
+    bad = "SK-0100;Good One;MK Poprad;registered\n;No Id;MK Poprad;registered\nSK-0102;Odd;;captain\n"
+    r = staff.post(f"/federation/seasons/{season['season']}/roster",
+                   data={"file": (BytesIO(bad.encode()), "r.csv")}, content_type="multipart/form-data",
+                   follow_redirects=True)
+    page = text(r)
+    assert "line 2: an id and a name are needed" in page and "line 3: the status &#39;captain&#39;" in page
+    with fed_app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(RosterEntry)) == 0
+
+
+def test_sem_a6_historical_table_over_two_seasons(fed_app, pushes):
+    """The second season's historical points: its totals × (highest total of both seasons / its highest),
+    added to the first season's totals (its own coefficient is 1)."""
+    from fractions import Fraction
+
+    from webapp.extensions import db
+    from webapp.models import Season
+    from webapp.rules.season import historical_points
+    from webapp.services import federation as svc
+
+    ids = setup_federation(fed_app)
+    with fed_app.app_context():
+        first = db.session.get(Season, ids["season"])
+        first.ends = date(2026, 6, 30)
+        second = Season(federation_id=ids["federation"], ruleset="sem", name="2027", starts=date(2026, 7, 1))
+        db.session.add(second)
+        db.session.flush()
+        for i, body in enumerate(pushes):
+            svc.receive(body["file"], season=first if i < 6 else second, venue=None, source="import", actor="t")
+        db.session.commit()
+        t1 = {p["id"]: p["points"] for p in svc.season_tables(first)["players"]}
+        t2 = {p["id"]: p["points"] for p in svc.season_tables(second)["players"]}
+        expected = {k: Fraction(v) for k, v in t1.items()}
+        for k, v in historical_points(t2, max(t1.values())).items():
+            expected[k] = expected.get(k, Fraction(0)) + v
+        got = {p["id"]: p["points"] for p in svc.historical_table(second)["players"]}
+        assert got == expected
+        assert max(t1.values()) != max(t2.values())  # the coefficient is not 1 for one of them
