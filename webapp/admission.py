@@ -41,6 +41,7 @@ class Admission:
         self.in_flight = 0
         self.pace = 0.02  # seconds per write, moving average of the recent ones
         self.refused = 0
+        self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
         self._lock = threading.Lock()
 
     @contextmanager
@@ -51,7 +52,11 @@ class Admission:
             wait = (ahead + 1) * self.pace
             if ahead >= self.max_writes or (ahead and wait > self.budget):
                 self.refused += 1
-                raise Busy(max(1, min(60, math.ceil(wait))))
+                # a ticket behind the ones handed out already: a round's phones refused together come back
+                # spread over the time their sheets take, not all at once again
+                now = time.monotonic()
+                self.next_ticket = max(self.next_ticket, now + wait) + self.pace
+                raise Busy(max(1, min(60, math.ceil(self.next_ticket - now))))
             self.in_flight += 1
         start = time.perf_counter()
         try:

@@ -31,10 +31,13 @@ def test_full_write_slots_answer_503_with_retry_after_and_store_nothing(app, cli
     assert resp.json["status"] == "busy" and resp.json["retry_after"] == int(resp.headers["Retry-After"])
     assert _counts(app) == (0, 0)
     assert admission.refused == 1
+    admission.pace = 0.5  # half a second per sheet lately
+    later = [int(client.post(URL, json=body).headers["Retry-After"]) for _ in range(6)]
+    assert later == sorted(later) and later[-1] > later[0]  # refused together, asked back one after another
 
     # readers are never refused, and a slot given back lets the same sheet in (same key: stored once)
     assert client.get("/api/v1/table", query_string={"token": body["token"]}).status_code == 200
-    admission.in_flight = 0
+    admission.in_flight, admission.pace, admission.next_ticket = 0, 0.02, 0.0
     resp = client.post(URL, json=body)
     assert resp.status_code == 200 and resp.json["status"] == "accepted"
     assert admission.in_flight == 0  # the slot is given back after the answer
@@ -50,7 +53,7 @@ def test_retry_after_grows_with_the_backlog_the_budget_allows(app, client):
     admission.max_writes = 100
     admission.in_flight, admission.pace = 9, 1.0  # 10 s of work ahead at the recent pace, budget 5 s
     resp = client.post(URL, json=body)
-    assert resp.status_code == 503 and resp.headers["Retry-After"] == "10"
+    assert resp.status_code == 503 and resp.headers["Retry-After"] == "11"  # after those 10 s, its own turn
     admission.in_flight, admission.pace = 2, 1.0  # 3 s: inside the budget, admitted
     resp = client.post(URL, json=body)
     assert resp.status_code == 200
