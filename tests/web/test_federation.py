@@ -6,7 +6,6 @@ downloaded season (SEM-A2 guests and rejected players, the SEM-E4 yellow-card ba
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import random

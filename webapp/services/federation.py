@@ -22,7 +22,6 @@ from ..models import (ROSTER_STATUSES, Card, Club, Federation, RosterEntry, Seas
                       utcnow)
 from ..rules import exchange
 from ..rules.report import rating_report, season_report, standings_report
-from ..rules.ruleset import get_ruleset
 from ..rules.season import GUEST_LIMIT, chronological, historical_points
 from ..views.render_cache import VersionedCache
 from .common import ServiceError, audit
@@ -405,15 +404,6 @@ def season_document(season: Season) -> dict:
     }
 
 
-def staff_federation(user) -> int | None:
-    """The federation a signed-in user works for: federation staff's own; None for others."""
-    return user.federation_id if getattr(user, "role", None) == "federation" else None
-
-
 def count_received(season_id: int) -> int:
     return db.session.scalar(select(func.count()).select_from(SeasonTournament).where(
         SeasonTournament.season_id == season_id, SeasonTournament.replaced_by_id.is_(None)))
-
-
-def verdict_ok(st: SeasonTournament) -> bool | None:
-    return (st.verdict or {}).get("ok")
