@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from .model import PremiumGame, Tournament
-from .ruleset import RuleSet, register, split_field
+from .ruleset import Problem, RuleSet, register, split_field
 from .standings import PlayerStats
 
 PREMIUM_LINE = 50  # CSM-3: games worth this many PB or more get a line on the sheet
@@ -118,10 +118,12 @@ class CSM(RuleSet):
     def check_table(self, table) -> str | None:
         for s, zb in zip(table.players, table.sums):
             if zb != zb.to_integral_value():
-                return f"the ZB of start number {s} ({zb}) must be a whole number (CSM-2)"
+                return Problem(f"the ZB of start number {s} ({zb}) must be a whole number (CSM-2)",
+                               "zb-whole", start_no=s, value=str(zb))
         for s, pb in zip(table.players, table.scores or ()):
             if pb != pb.to_integral_value() or pb < 0:
-                return f"the PB of start number {s} ({pb}) must be a whole number, 0 or more (CSM-2)"
+                return Problem(f"the PB of start number {s} ({pb}) must be a whole number, 0 or more (CSM-2)",
+                               "pb-whole", start_no=s, value=str(pb))
         return check_premium_games(table)
 
     # --- standings ----------------------------------------------------------------
@@ -195,26 +197,32 @@ def check_premium_games(table) -> str | None:
     for i, g in enumerate(table.premium_games, 1):
         what = f"premium game {i}"
         if g.start_no not in at_table:
-            return f"{what}: start number {g.start_no} does not sit at this table"
+            return Problem(f"{what}: start number {g.start_no} does not sit at this table",
+                           "premium-player", line=i, start_no=g.start_no)
         if not g.game.strip():
-            return f'{what}: "game" is empty'
+            return Problem(f'{what}: "game" is empty', "premium-game", line=i)
         if g.pb < PREMIUM_LINE:
-            return f"{what}: {g.pb} PB is below {PREMIUM_LINE}; only games worth {PREMIUM_LINE} PB or more get a line (CSM-3)"
+            return Problem(f"{what}: {g.pb} PB is below {PREMIUM_LINE}; only games worth {PREMIUM_LINE} PB or more "
+                           f"get a line (CSM-3)", "premium-below", line=i, pb=g.pb, least=PREMIUM_LINE)
         strangers = [s for s in g.signed_by if s not in at_table]
         if strangers:
-            return f"{what}: start number {strangers[0]} signed but does not sit at this table"
+            return Problem(f"{what}: start number {strangers[0]} signed but does not sit at this table",
+                           "premium-signer", line=i, start_no=strangers[0])
         signed = set(g.signed_by)
         need = min(SIGNATURES, len(at_table))
         if g.start_no not in signed or len(signed) < need:
             missing = "the player of the game" if g.start_no not in signed else f"{need - len(signed)} more"
-            return (f"{what} ({g.game}, {g.pb} PB of start number {g.start_no}) lacks the signatures of its "
-                    f"players: {missing} must sign the line (CSM-3)")
+            return Problem(f"{what} ({g.game}, {g.pb} PB of start number {g.start_no}) lacks the signatures of its "
+                           f"players: {missing} must sign the line (CSM-3)", "premium-unsigned", line=i,
+                           game=g.game, pb=g.pb, start_no=g.start_no, player_missing=g.start_no not in signed,
+                           more=max(0, need - len(signed)))
         lines[g.start_no] = lines.get(g.start_no, 0) + g.pb
     scores = dict(zip(table.players, table.scores or ()))
     for s, total in lines.items():
         if s in scores and scores[s] < total:
-            return (f"start number {s} has {int(scores[s])} PB but premium-game lines of {total} PB: "
-                    f"the PB must be at least the sum of the lines (CSM-3)")
+            return Problem(f"start number {s} has {int(scores[s])} PB but premium-game lines of {total} PB: "
+                           f"the PB must be at least the sum of the lines (CSM-3)", "premium-exceeds",
+                           start_no=s, pb=int(scores[s]), lines=total)
     return None
 
 

@@ -187,6 +187,19 @@ class NoSplit(ValueError):
         self.details = details
 
 
+class Problem(str):
+    """Why a sheet cannot stand: the one English line, with `code` and `details`
+    so that a user interface can say the same in its own language."""
+
+    code: str
+    details: dict
+
+    def __new__(cls, message: str, code: str, **details):
+        self = super().__new__(cls, message)
+        self.code, self.details = code, details
+        return self
+
+
 def split_field(count: int, sizes: Sequence[int], limits: dict[int, int], code: str,
                 first: int | None = None) -> tuple[int, ...]:
     """Split `count` players into tables of the given `sizes`: as many tables of

@@ -101,7 +101,7 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
 def _seed(t: Tournament) -> int:
     seed = t.extra.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise DrawError(f'the lot needs a whole number as "seed", not {seed!r}')
+        raise DrawError(f'the lot needs a whole number as "seed", not {seed!r}', code="seed", seed=repr(seed))
     return seed
 
 

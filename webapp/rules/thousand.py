@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from .model import Tournament
 from .points import TableOutcome
-from .ruleset import RuleSet, register, split_field
+from .ruleset import Problem, RuleSet, register, split_field
 from .standings import PlayerStats
 
 WIN = 1000  # TH-3
@@ -101,25 +101,31 @@ class Thousand(RuleSet):
         scores = table.scores or ()
         for s, v in zip(table.players, scores):
             if v % 5:
-                return f"the score {v} of start number {s} is not a multiple of 5 (TH-3)"
+                return Problem(f"the score {v} of start number {s} is not a multiple of 5 (TH-3)",
+                               "score-step", start_no=s, score=int(v))
         if table.frozen:
             if len(table.players) != 2:
-                return "a frozen table (TH-5) holds the two players left after a withdrawal"
+                return Problem("a frozen table (TH-5) holds the two players left after a withdrawal",
+                               "frozen-size")
             if any(v >= WIN for v in scores):
-                return "a frozen table (TH-5) has no winner: it stopped at the withdrawal"
+                return Problem("a frozen table (TH-5) has no winner: it stopped at the withdrawal",
+                               "frozen-winner")
             return None
         winners = [s for s, v in zip(table.players, scores) if v >= WIN]
         if len(winners) > 1:
-            return (f"start numbers {', '.join(map(str, winners))} both reached {WIN}: "
-                    f"a table is won once (TH-3)")
+            return Problem(f"start numbers {', '.join(map(str, winners))} both reached {WIN}: "
+                           f"a table is won once (TH-3)", "won-twice", start_nos=tuple(winners), win=WIN)
         if table.ended == "win" and not winners:
-            return f'the table ended by a win ("ended": "win") but nobody reached {WIN} (TH-3)'
+            return Problem(f'the table ended by a win ("ended": "win") but nobody reached {WIN} (TH-3)',
+                           "win-without-winner", win=WIN)
         if table.ended == "time" and winners:
-            return f'start number {winners[0]} reached {WIN}: the table ended by a win, not by time (TH-3)'
+            return Problem(f'start number {winners[0]} reached {WIN}: the table ended by a win, not by time (TH-3)',
+                           "time-with-winner", start_no=winners[0], win=WIN)
         for s, v in zip(table.players, scores):
             if BARREL < v < WIN:
-                return (f"the score {v} of start number {s} cannot stand at the end of a game: "
-                        f"above {BARREL} only {WIN} (the win) counts (TH-3)")
+                return Problem(f"the score {v} of start number {s} cannot stand at the end of a game: "
+                               f"above {BARREL} only {WIN} (the win) counts (TH-3)", "score-barrel",
+                               start_no=s, score=int(v), barrel=BARREL, win=WIN)
         return None
 
     def check_tournament(self, t: Tournament):

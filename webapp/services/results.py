@@ -25,7 +25,7 @@ from ..rules.report import ReportError, standings_report
 from ..rules.ruleset import RuleSet, get_ruleset
 from ..rules.seating import Draw, DrawError, SeatedTable, draw
 from ..rules.standings import collect_stats, field_status, standings
-from . import rounds as round_service
+from . import rounds as round_service, rule_texts
 from .common import ServiceError, StaleError, audit, bump, check_version
 from .engine import premium_games as engine_premium_games, rules_player, rules_table, rules_tournament
 
@@ -252,7 +252,8 @@ def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = N
     outcome = table_outcome(rs, table)
     p.points, p.money = outcome.points, outcome.money
     if not dq and (rs.result_kind != "money") and (rs.result_kind != "zb+pb" or "scores" in extra):
-        p.error = rs.check_table(table)
+        problem = rs.check_table(table)
+        p.error = rule_texts.problem_text(problem) if problem else None
     if dq:
         return p
     for h in sheet_hints(rs, sums):

@@ -19,7 +19,7 @@ from ..rules.points import administrative_correction, sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..rules.seating import DrawError, draw
 from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nominations
-from . import chain
+from . import chain, rule_texts
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_table, rules_tournament
 
@@ -94,7 +94,7 @@ def draw_error_text(e: DrawError) -> str:
                  hint=_(" or ").join(hint) if hint else _("no number of tables fits"))
     if e.code == "no-players":
         return _("Round %(r)d: there are no players to seat. Check the players in first.", r=e.details["round"])
-    return str(e)
+    return rule_texts.draw_text(e) or str(e)
 
 
 def score_text(v) -> str:
@@ -301,7 +301,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
         points=None, sums=[f"{v:.2f}" for v in sums], disqualified=dq, early=early, scores=scores_text, ended=ended,
         premium_games=premium_games)))
     if problem:
-        raise ServiceError(_("Table %(t)d: %(problem)s", t=tab.number, problem=problem))
+        raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     if not dq:
         blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
         if blocking and blocking[0].code == "total":

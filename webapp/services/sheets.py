@@ -25,7 +25,7 @@ from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, Sh
 from ..rules.points import sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
-from . import chain
+from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
 from .pins import PinError, PinLocked, check_pin, pin_proof, round_started
@@ -329,7 +329,7 @@ def _check_ruleset_fields(rs, tab: RoundTable, c: protocol.Content) -> None:
         sums=[cents_text(x) for x in c.sums_cents], points=None, disqualified=(), early=False,
         scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended, premium_games=games)))
     if problem:
-        raise invalid("ruleset", problem, field="content")
+        raise invalid("ruleset", rule_texts.problem_text(problem), field="content")
 
 
 def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:

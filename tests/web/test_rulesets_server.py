@@ -1,0 +1,106 @@
+"""Issue 9 on the venue server beyond the first pass: the engine's refusals in the
+user's language, the referee flow and corrections per rule set, the final report and
+CSV per rule set, and Thousand's frozen table, late entry and lot (TH-4, TH-5)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.helpers import text
+from tests.web.test_rulesets_web import _version, make, result_for
+from webapp.extensions import db
+from webapp.models import Tournament
+from webapp.rules.ruleset import get_ruleset
+from webapp.services import rounds
+
+
+def start(app, code: str, n: int) -> tuple[int, list]:
+    """A tournament of `code` with round 1 drawn and published: (id, [(table number, players)])."""
+    tid = make(app, code, n)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        db.session.commit()
+        return tid, [(tab.number, list(tab.players)) for tab in r.tables]
+
+
+def desk(op, tid: int, rnd: int, table: int, form: dict):
+    return op.post(f"/operator/t/{tid}/round/{rnd}/results/{table}", data={"sheet_version": "0", **form})
+
+
+def play_rest(app, op, tid: int, code: str, rnd: int, tables, seed: int = 3, skip=()) -> None:
+    rng = random.Random(seed)
+    rs = get_ruleset(code)
+    for number, players in tables:
+        if number in skip:
+            continue
+        r = desk(op, tid, rnd, number, result_for(code, len(players), rng, rs.final_size is not None
+                                                   and rnd == rs.rounds))
+        assert r.status_code in (200, 302), text(r)[:2000]
+
+
+# ----------------------------------------------------------------- the engine's refusals, translated
+
+
+def test_th3_engine_refusal_is_russian_at_the_desk(app, op):
+    """TH-3: 885 cannot stand at the end of a game; the desk says so in Russian, not in the engine's English."""
+    tid, tables = start(app, "thousand", 13)
+    number, players = tables[0]
+    op.set_cookie("lang", "ru")
+    form = {f"sum{i}": v for i, v in enumerate(["885", "100", "-20", "35"][:len(players)])}
+    r = desk(op, tid, 1, number, {**form, "ended": "time"})
+    body = text(r)
+    assert r.status_code == 422
+    assert "cannot stand" not in body and "(the win)" not in body
+    assert "не могут быть в конце игры" in body
+
+
+def test_th3_table_won_twice_refused_in_czech(app, op):
+    """TH-3: a table is won once; the refusal names both start numbers, in Czech."""
+    tid, tables = start(app, "thousand", 13)
+    number, players = tables[0]
+    op.set_cookie("lang", "cs")
+    values = ["1000", "1000"] + ["100"] * (len(players) - 2)
+    r = desk(op, tid, 1, number, {**{f"sum{i}": v for i, v in enumerate(values)}, "ended": "win"})
+    body = text(r)
+    assert r.status_code == 422
+    assert f"{players[0]}, {players[1]}" in body and "stůl se vyhrává jednou" in body
+
+
+def test_csm3_engine_refusal_from_the_phone_is_translated(app, client):
+    """CSM-3 on the phone protocol: a >= 50 PB line without its player's signature is refused
+    with the translated message (Accept-Language), the code stays `ruleset`."""
+    import uuid
+
+    from tests.helpers import issue_pins
+    from webapp.services.tokens import table_token
+    from webapp.sync.protocol import Content
+
+    tid, tables = start(app, "csm", 14)
+    pins = issue_pins(app, tid)
+    number, players = next((n, p) for n, p in tables if len(p) == 4)
+    zb = [10, -5, -5, 0]
+    c = Content(tournament=tid, round=1, table=number, players=tuple(players), sums_cents=tuple(x * 100 for x in zb),
+                scores=(60, 0, 0, 0), premium_games=((players[0], "sedma", 60, (players[1], players[2], players[3])),))
+    h = c.hash
+    with app.app_context():
+        token = table_token(tid, 1, number)
+    body = {"token": token, "idempotency_key": str(uuid.uuid4()), "content": c.as_dict(),
+            "content_hash": h, "signatures": [{"start_no": s, "pin": pins[s], "hash": h, "drawing": "M 1 1 L 2 2",
+                                               "signed_at": "2026-04-11T10:51:02Z"} for s in players]}
+    client.set_cookie("lang", "sk")
+    a = client.post("/api/v1/sheets", json=body)
+    answer = a.get_json()
+    assert answer["status"] == "invalid" and answer["error"] == "ruleset", answer
+    assert "potrebuje podpis hráča tejto hry" in answer["message"], answer
+
+
+def test_th2_final_size_draw_refusal_is_translated(app):
+    """TH-2: the engine's final-size refusal has its own translated message."""
+    from webapp.rules.seating import DrawError
+
+    e = DrawError("round 5: the final needs 4 players, 3 can play", code="final-size", round=5, count=3, size=4)
+    with app.test_request_context("/?lang=ru"):
+        assert rounds.draw_error_text(e) == "Тур 5: для финала нужно 4 игроков, играть могут 3 (TH-2)."

@@ -1,0 +1,71 @@
+"""The rules engine's refusals in the user's language.
+
+The engine (webapp/rules/) stays pure and speaks English; its refusals carry a
+`code` and `details` (DrawError, NoSplit, ruleset.Problem). Here each code gets
+its translated message; a code without one falls back to the engine's line.
+"""
+from __future__ import annotations
+
+from flask_babel import gettext as _
+
+
+def _problem_messages():
+    return {
+        # ČSM (CSM-2, CSM-3)
+        "zb-whole": lambda d: _("The ZB of start number %(s)d (%(v)s) must be a whole number (CSM-2).",
+                                s=d["start_no"], v=d["value"]),
+        "pb-whole": lambda d: _("The PB of start number %(s)d (%(v)s) must be a whole number, 0 or more (CSM-2).",
+                                s=d["start_no"], v=d["value"]),
+        "premium-player": lambda d: _("Premium game %(k)d: start number %(s)d does not sit at this table.",
+                                      k=d["line"], s=d["start_no"]),
+        "premium-game": lambda d: _("Premium game %(k)d: name the game.", k=d["line"]),
+        "premium-below": lambda d: _("Premium game %(k)d: %(pb)d PB is below %(least)d; only games worth %(least)d PB "
+                                     "or more get a line (CSM-3).", k=d["line"], pb=d["pb"], least=d["least"]),
+        "premium-signer": lambda d: _("Premium game %(k)d: start number %(s)d signed but does not sit at this "
+                                      "table.", k=d["line"], s=d["start_no"]),
+        "premium-unsigned": lambda d: (
+            _("Premium game %(k)d (%(game)s, %(pb)d PB of start number %(s)d) needs the signature of the player of "
+              "the game (CSM-3).", k=d["line"], game=d["game"], pb=d["pb"], s=d["start_no"])
+            if d["player_missing"] else
+            _("Premium game %(k)d (%(game)s, %(pb)d PB of start number %(s)d) lacks signatures of the players of "
+              "the game: %(more)d missing (CSM-3).", k=d["line"], game=d["game"], pb=d["pb"], s=d["start_no"],
+              more=d["more"])),
+        "premium-exceeds": lambda d: _("Start number %(s)d has %(pb)d PB but premium-game lines of %(lines)d PB: the "
+                                       "PB must be at least the sum of the lines (CSM-3).",
+                                       s=d["start_no"], pb=d["pb"], lines=d["lines"]),
+        # Thousand (TH-3, TH-5)
+        "score-step": lambda d: _("The score %(v)d of start number %(s)d is not a multiple of 5 (TH-3).",
+                                  v=d["score"], s=d["start_no"]),
+        "frozen-size": lambda d: _("A frozen table (TH-5) holds the two players left after a withdrawal."),
+        "frozen-winner": lambda d: _("A frozen table (TH-5) has no winner: it stopped at the withdrawal."),
+        "won-twice": lambda d: _("Start numbers %(who)s both reached %(win)d: a table is won once (TH-3).",
+                                 who=", ".join(map(str, d["start_nos"])), win=d["win"]),
+        "win-without-winner": lambda d: _("The game ended with a win, but nobody reached %(win)d (TH-3).",
+                                          win=d["win"]),
+        "time-with-winner": lambda d: _("Start number %(s)d reached %(win)d: the game ended with a win, not by time "
+                                        "(TH-3).", s=d["start_no"], win=d["win"]),
+        "score-barrel": lambda d: _("The score %(v)d of start number %(s)d cannot stand at the end of a game: above "
+                                    "%(barrel)d only %(win)d (the win) counts (TH-3).",
+                                    v=d["score"], s=d["start_no"], barrel=d["barrel"], win=d["win"]),
+    }
+
+
+def problem_text(problem) -> str:
+    """A rule set's `check_table` answer (ruleset.Problem) as one translated sentence."""
+    message = _problem_messages().get(getattr(problem, "code", None))
+    return message(problem.details) if message else str(problem)
+
+
+def table_problem_text(table_no: int, problem) -> str:
+    return _("Table %(t)d: %(problem)s", t=table_no, problem=problem_text(problem))
+
+
+def draw_text(e) -> str | None:
+    """The draw refusals rounds.draw_error_text does not know, translated; None for the engine's line."""
+    d = e.details
+    if e.code == "final-size":
+        return _("Round %(r)d: the final needs %(size)d players, %(count)d can play (TH-2).",
+                 r=d["round"], size=d["size"], count=d["count"])
+    if e.code == "seed":
+        return _("The lot needs a whole number as the tournament's seed, not %(seed)s.", seed=d["seed"])
+    return None
