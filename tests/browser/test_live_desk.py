@@ -125,3 +125,32 @@ def test_live_desk_follows_the_tables_and_no_table_stays_stuck(venue, phones, br
     expect(state(3)).to_have_text("dispute")
     assert reloads == [], reloads  # every change arrived without a reload
     desk_ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["sk", "cs", "en"])
+def test_public_standings_fit_a_360px_phone_and_find_ones_row(live_server, browser, lang):
+    """Issue 8.6: rank, name, points and money in one row without sideways scrolling; the name links
+    to the player's details; 'find my row' jumps to the start number's row."""
+    from tests.helpers import make_tournament, play_round
+
+    url, app = live_server
+    tid = make_tournament(app, 27)
+    for seed in (1, 2, 3):
+        play_round(app, tid, seed=seed)
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
+                              device_scale_factor=2)
+    page = ctx.new_page()
+    page.goto(f"{url}/t/{tid}/standings?lang={lang}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    row = page.locator("table.standings tbody tr[data-start-no]").first
+    for col in ("place", "points", "money"):
+        expect(row.locator(f"[data-col={col}]")).to_be_visible()
+    expect(row.locator("a")).to_be_visible()
+    assert row.locator("a").get_attribute("href").startswith(f"/t/{tid}/player/")
+    page.locator("#find-no").fill("21")
+    page.locator("#find-no").press("Enter")
+    expect(page).to_have_url(f"{url}/t/{tid}/standings?lang={lang}#p21")
+    expect(page.locator("#p21")).to_be_in_viewport()
+    if lang == "sk":
+        shot(page, "standings-360.png")
+    ctx.close()

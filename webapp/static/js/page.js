@@ -33,6 +33,16 @@
     out.parentElement.classList.toggle("bad", n !== Number(out.dataset.quota));
   });
 
+  // standings: "find my row" jumps to the start number's row (#p21) and marks it
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form[data-find-row]")) return;
+    e.preventDefault();
+    var no = (form.elements.no.value || "").replace(/\D/g, "");
+    var row = no && document.getElementById("p" + no);
+    if (row) { location.hash = "p" + no; row.scrollIntoView({block: "center"}); }
+  });
+
   // results desk: Enter saves a table (htmx swaps it in, marked data-saved); the next table still to enter gets the focus
   document.addEventListener("htmx:afterSettle", function (e) {
     var el = e.target;
