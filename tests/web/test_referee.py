@@ -257,10 +257,10 @@ def test_red_marks_on_desk_print_standings_and_player_page(app, client, field):
         submit(app, tid, table, [1000, 1200, 800], pins)
     close_round(app, tid)
     standings = text(client.get(f"/t/{tid}/standings"))
-    row = re.search(rf'<tr[^>]*data-start-no="{seats[1]}">(.*?)</tr>', standings, re.S).group(1)
+    row = re.search(rf'<tr[^>]*data-start-no="{seats[1]}"[^>]*>(.*?)</tr>', standings, re.S).group(1)
     assert '<s class="red-pen-old">10.00</s>' in row
     assert 'title="corrected at the table with the referee (SEM-C4)">6.00*' in row
-    unchanged = re.search(rf'<tr[^>]*data-start-no="{seats[0]}">(.*?)</tr>', standings, re.S).group(1)
+    unchanged = re.search(rf'<tr[^>]*data-start-no="{seats[0]}"[^>]*>(.*?)</tr>', standings, re.S).group(1)
     assert "red-pen-old" not in unchanged
     player = text(client.get(f"/t/{tid}/player/{seats[2]}"))
     assert '<s class="red-pen-old">€5.50</s>' in player and "€9.50*" in player

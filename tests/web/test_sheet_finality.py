@@ -160,10 +160,10 @@ def test_sem_c4_desk_double_save_after_phone_sheet_is_refused_and_becomes_a_prop
     public = app.test_client()
     public.set_cookie("lang", "en")
     standings = text(public.get(f"/t/{tid}/standings"))
-    row = re.search(rf'<tr[^>]*data-start-no="{a}">(.*?)</tr>', standings, re.S).group(1)
+    row = re.search(rf'<tr[^>]*data-start-no="{a}"[^>]*>(.*?)</tr>', standings, re.S).group(1)
     assert '<s class="red-pen-old">14.50</s>' in row
     assert 'title="corrected at the table with the referee (SEM-C4)">14.00*' in row
-    row = re.search(rf'<tr[^>]*data-start-no="{c3}">(.*?)</tr>', standings, re.S).group(1)
+    row = re.search(rf'<tr[^>]*data-start-no="{c3}"[^>]*>(.*?)</tr>', standings, re.S).group(1)
     assert '<s class="red-pen-old">5.50</s>' in row
 
 
@@ -469,7 +469,8 @@ def sheet_writes(app):
 
 
 def test_no_service_changes_a_stored_sheets_content(app, field, two, sheet_writes):
-    """Desk, phone, SEM-C4/C8 referee decisions, disputes, disqualification,
+    """Desk, phone, SEM-C4/C8 referee decisions, disputes, disqualification
+    and SEM-D1c red cards (proposed and approved, or the referee's own),
     SEM-C10 proposal and approval: sheets are only added, and stored ones change
     only their status (or get a receipt)."""
     tid, pins = field
@@ -494,13 +495,20 @@ def test_no_service_changes_a_stored_sheets_content(app, field, two, sheet_write
         c = db.session.get(Case, dis["case"])
         other = c.sheet_id
     ref.post(f"/referee/case/{dis['case']}/approve", data={"choose": other})
-    # a disqualification at a table whose sheet is in: a new version
+    # a disqualification at a table whose sheet is in: the operator's is a case, a referee approves it
     out = seats(app, tid, 2)[0]
-    with app.app_context():
-        t = db.session.get(Tournament, tid)
-        discipline.disqualify(t, 2, out, "Referee", t.version, reason="karty")
-        db.session.commit()
+    assert op.post(f"/operator/t/{tid}/discipline/disqualify", data={
+        "round": 2, "start_no": out, "reason": "karty", "version": tversion(app, tid)}).status_code == 302
+    assert ref.post(f"/referee/case/{open_cases(app, 'discipline')[0].id}/approve", data={}).status_code == 302
     close(app, tid, 2)
+    # SEM-D1c after the round closed: a red card proposed by the operator, approved; one the referee gives
+    red = {"colour": "red", "round": 2, "referee1": "A", "referee2": "B"}
+    assert op.post(f"/operator/t/{tid}/discipline/card", data={
+        **red, "start_no": seats(app, tid, 1)[0], "version": tversion(app, tid)}).status_code == 302
+    assert ref.post(f"/referee/case/{open_cases(app, 'discipline')[0].id}/approve", data={}).status_code == 302
+    assert ref.post(f"/operator/t/{tid}/discipline/card", data={
+        **red, "start_no": seats(app, tid, 1)[1], "version": tversion(app, tid)}).status_code == 302
+    assert [v[1] for v in table_sheets(app, tid, 1)][-1] == "accepted" and open_cases(app) == []
     # SEM-C10 after publication, proposed and approved
     with app.app_context():
         tab3 = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 2)).tables[2]
