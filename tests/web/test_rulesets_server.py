@@ -104,3 +104,107 @@ def test_th2_final_size_draw_refusal_is_translated(app):
     e = DrawError("round 5: the final needs 4 players, 3 can play", code="final-size", round=5, count=3, size=4)
     with app.test_request_context("/?lang=ru"):
         assert rounds.draw_error_text(e) == "Тур 5: для финала нужно 4 игроков, играть могут 3 (TH-2)."
+
+
+# ----------------------------------------------------------------- the referee flow per rule set
+
+
+def referee_client(app):
+    from tests.helpers import login, make_user
+
+    make_user(app, "referee", role="referee")
+    c = app.test_client()
+    login(c, "referee")
+    c.set_cookie("lang", "en")
+    return c
+
+
+def _sheet(app, tid: int, rnd: int, number: int):
+    from webapp.models import Round, RoundTable
+
+    with app.app_context():
+        tab = db.session.scalar(db.select(RoundTable).join(Round).where(
+            Round.tournament_id == tid, Round.number == rnd, RoundTable.number == number))
+        s = tab.sheet
+        return {"version": s.version, "sums": list(s.sums), "scores": s.scores, "ended": s.ended,
+                "premium_games": s.premium_games}
+
+
+def _case_id(app, tid: int) -> int:
+    from webapp.models import Case
+
+    with app.app_context():
+        return db.session.scalar(db.select(Case.id).where(Case.tournament_id == tid, Case.status == "open")
+                                 .order_by(Case.id.desc()))
+
+
+def test_csm3_desk_correction_carries_pb_and_premium_lines_through_the_referee(app, op):
+    """SEM-C4 procedure for a ČSM table (CSM-2, CSM-3): the desk proposes other PB and a
+    premium-game line; the referee's case page shows them; approved, they count."""
+    tid, tables = start(app, "csm", 14)
+    number, players = next((n, p) for n, p in tables if len(p) == 4)
+    k = len(players)
+    first = {**{f"sum{i}": v for i, v in enumerate(["10", "-5", "-5", "0"])}, **{f"score{i}": "0" for i in range(k)}}
+    assert desk(op, tid, 1, number, first).status_code in (200, 302)
+    before = _sheet(app, tid, 1, number)
+    proposal = {**first, "score0": "60", "pg_start0": str(players[0]), "pg_game0": "sedma", "pg_pb0": "60",
+                "pg_signed0": ", ".join(map(str, players[:3])), "base_version": str(before["version"]),
+                "reason": "PB of the seven missing"}
+    # a line without its player's signature is refused by the rule set (CSM-3), nothing sent
+    bad = {**proposal, "pg_signed0": ", ".join(map(str, players[1:4]))}
+    r = op.post(f"/operator/t/{tid}/round/1/results/{number}/correction", data=bad)
+    assert r.status_code == 422 and "needs the signature of the player of the game (CSM-3)" in text(r)
+    assert _case_id(app, tid) is None
+    r = op.post(f"/operator/t/{tid}/round/1/results/{number}/correction", data=proposal)
+    assert r.status_code in (200, 302), text(r)[:2000]
+    cid = _case_id(app, tid)
+    assert _sheet(app, tid, 1, number) == before  # the counted sheet counts until the referee decides
+    ref = referee_client(app)
+    page = text(ref.get(f"/referee/case/{cid}"))
+    assert 'data-pb="60"' in page and "sedma, 60 PB" in page
+    assert ref.post(f"/referee/case/{cid}/approve", data={"note": ""}).status_code in (200, 302)
+    after = _sheet(app, tid, 1, number)
+    assert after["version"] > before["version"] and after["scores"][0] == "60"
+    assert after["premium_games"] == [{"start_no": players[0], "game": "sedma", "pb": 60,
+                                       "signed_by": list(players[:3])}]
+
+
+def test_th3_desk_correction_carries_the_ending_through_the_referee(app, op):
+    """SEM-C4 procedure for a Thousand table (TH-3): the desk proposes a win instead of
+    time; the referee sees how the game ended, approves, and the new ending counts."""
+    tid, tables = start(app, "thousand", 13)
+    number, players = tables[0]
+    k = len(players)
+    first = {**{f"sum{i}": v for i, v in enumerate(["500", "300", "-20", "35"][:k])}, "ended": "time"}
+    assert desk(op, tid, 1, number, first).status_code in (200, 302)
+    before = _sheet(app, tid, 1, number)
+    proposal = {**first, "sum0": "1000", "ended": "win", "base_version": str(before["version"]), "reason": "won"}
+    r = op.post(f"/operator/t/{tid}/round/1/results/{number}/correction", data={**proposal, "ended": "time"})
+    assert r.status_code == 422 and "the game ended with a win, not by time (TH-3)" in text(r)
+    r = op.post(f"/operator/t/{tid}/round/1/results/{number}/correction", data=proposal)
+    assert r.status_code in (200, 302), text(r)[:2000]
+    cid = _case_id(app, tid)
+    ref = referee_client(app)
+    page = text(ref.get(f"/referee/case/{cid}"))
+    assert "The game ended: a player reached 1000" in page and "The game ended: time ran out" in page
+    assert ref.post(f"/referee/case/{cid}/approve", data={"note": ""}).status_code in (200, 302)
+    after = _sheet(app, tid, 1, number)
+    assert after["ended"] == "win" and after["scores"][0] == "1000" and after["version"] > before["version"]
+
+
+@pytest.mark.parametrize("code,n", [("csm", 14), ("thousand", 13), ("smu", 10)])
+def test_sem_c10_is_refused_with_a_message_for_other_rule_sets(app, op, code, n):
+    """SEM-C10 is SEM's: for ČSM, Thousand and SMU the corrections page and its posts say so."""
+    tid, tables = start(app, code, n)
+    play_rest(app, op, tid, code, 1, tables)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        rounds.close_round(t, t.rounds[-1], "test", t.version)
+        db.session.commit()
+    page = op.get(f"/operator/t/{tid}/corrections?round=1&table=1")
+    assert page.status_code == 200 and "no correction after publication (SEM-C10 is a rule of SEM)" in text(page)
+    data = {"round": "1", "table": "1", "kind": "a", "asked_by": "x", "version": str(_version(app, tid)),
+            **{f"sum{i}": "1" for i in range(4)}}
+    for url in (f"/operator/t/{tid}/corrections/preview", f"/operator/t/{tid}/corrections"):
+        r = op.post(url, data=data)
+        assert r.status_code == 422 and "SEM-C10 is a rule of SEM" in text(r), url

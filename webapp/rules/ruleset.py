@@ -82,6 +82,8 @@ class RuleSet:
     # seating beyond SEM: seats repeat opponents only where unavoidable (CSM-5, TH-2)
     avoid_repeats: bool = False
     final_size: int | None = None  # a final at one table after the Swiss rounds (TH-2)
+    # SEM-C10: a closed round's sheet corrected after publication (kinds a/b/c, fee)
+    published_corrections: bool = False
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

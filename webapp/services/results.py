@@ -377,11 +377,13 @@ def open_corrections(r: Round) -> dict[int, Case]:
 
 def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, *, base_version,
                             correct_total: bool = False, note: str = "", early: bool = False,
-                            reason: str = ""):
+                            reason: str = "", form=None):
     """SEM-C4 from the desk: sums typed for a table whose sheet counts become a
     pending version that names the counted one (`base_version`) and a case the
     referee approves or rejects; until then the counted sheet keeps counting.
-    A proposal made against an older version is refused, saying what counts now."""
+    A proposal made against an older version is refused, saying what counts now.
+    The rule set's own fields (ČSM PB and premium lines, Thousand's ending, from
+    `form` as at the desk) go with the proposal and are checked by the rule set."""
     r = tab.round
     if r.status != "published":
         raise ServiceError(_("Round %(n)d is not open for results: a change now is a correction after "
@@ -409,6 +411,15 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
         raise ServiceError(_("Say why the sheet that counts is wrong: the referee reads it."), field="reason")
     sums, dq, early, note = _desk_entry(t, tab, values, note, early)
     rs = get_ruleset(t.ruleset)
+    extra = desk_extra(rs, tab, form or {})
+    if rs.result_kind == "score":
+        extra["scores"] = sums
+    if not dq and rs.result_kind != "money":
+        problem = rs.check_table(extra_table(rs, tab, sums, extra, dq, early))
+        if problem:
+            raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
+    fields = {"scores": [round_service.score_text(v) for v in extra["scores"]] if extra.get("scores") is not None
+              else None, "ended": extra.get("ended"), "premium_games": extra.get("premium_games") or None}
     entered = None
     if not dq:
         blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
@@ -425,18 +436,21 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
                                  "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
                                  p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
     new_sums = [f"{s:.2f}" for s in sums]
-    if new_sums == list(current.sums) and dq == list(current.disqualified or ()):
+    same_fields = all(fields[k] == (getattr(current, k) or None) for k in fields)
+    if new_sums == list(current.sums) and dq == list(current.disqualified or ()) and same_fields:
         raise ServiceError(_("These are the sums that count already: there is nothing to correct."), field="sum0")
     sheet = Sheet(table=tab, version=max(s.version for s in tab.sheets) + 1, status="pending",
                   sums=new_sums, entered_sums=entered, disqualified=dq, early=early, source="paper",
-                  note=note, created_by=actor, base_version=current.version)
+                  note=note, created_by=actor, base_version=current.version, **fields)
     db.session.add(sheet)
     db.session.flush()
     case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind="correction", status="open",
                 sheet_id=sheet.id, other_sheet_id=current.id, created_by=actor,
                 payload={"source": "desk", "reason": reason, "version": sheet.version,
                          "base_version": current.version, "old_sums": list(current.sums), "sums": new_sums,
-                         "entered": entered, "note": note})
+                         "entered": entered, "note": note,
+                         **{k: v for k, v in fields.items() if v is not None},
+                         **{f"old_{k}": getattr(current, k) for k in fields if getattr(current, k) is not None}})
     db.session.add(case)
     db.session.flush()
     bump(t)
@@ -745,8 +759,20 @@ def _stored_draw(r: Round) -> Draw:
                 tuple(r.eliminated) if r.eliminated is not None else None)
 
 
+def no_published_corrections(t: Tournament) -> str | None:
+    """Why this tournament has no SEM-C10 corrections (its rule set has no such rule), or None."""
+    if get_ruleset(t.ruleset).published_corrections:
+        return None
+    return _("These rules have no correction after publication (SEM-C10 is a rule of SEM): the sheets of a "
+             "closed round count as signed. A wrong sheet is corrected before its round is closed: at the "
+             "results desk, through the referee.")
+
+
 def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> CorrectionPreview:
     rs = get_ruleset(t.ruleset)
+    refusal = no_published_corrections(t)
+    if refusal:
+        raise ServiceError(refusal)
     try:
         round_no, table_no = int(round_no), int(table_no)
     except (TypeError, ValueError):

@@ -230,7 +230,8 @@ def desk_propose(tid: int, n: int, table: int):
         case = svc.propose_desk_correction(
             t, tab, _desk_sums(f), _actor(), base_version=f.get("base_version"),
             correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1",
-            reason=f.get("reason") or _("The paper sheet typed at the desk differs from the sheet that counts."))
+            reason=f.get("reason") or _("The paper sheet typed at the desk differs from the sheet that counts."),
+            form=f)
     except ServiceError as e:
         return _desk_refused(tid, n, table, e)
     db.session.commit()
@@ -419,6 +420,8 @@ def _correction_form(t, formdata=None):
 
 
 def _corrections_page(t, form, *, preview=None, status=200, error=None, table=None, fragment=False):
+    if svc.no_published_corrections(t):  # no SEM-C10 in these rules: the message, no table to correct
+        form, preview, table = _correction_form(t), None, None
     form.version.data = t.version
     rnd = _closed_round(t, form.round.data)
     if table is None and rnd is not None and form.table.data:
@@ -437,6 +440,9 @@ def corrections(tid: int):
     """Choose a closed round and a table (GET), then enter the real sums."""
     t = svc.load_tournament(tid)
     form = _correction_form(t, request.args if request.args.get("round") else None)
+    refusal = svc.no_published_corrections(t)
+    if refusal:
+        return _corrections_page(t, _correction_form(t), error=refusal)
     if not request.args.get("round"):
         last = svc.last_closed(t)
         form.round.data = str(last) if last else None
