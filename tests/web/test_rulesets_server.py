@@ -36,8 +36,11 @@ def play_rest(app, op, tid: int, code: str, rnd: int, tables, seed: int = 3, ski
     for number, players in tables:
         if number in skip:
             continue
-        r = desk(op, tid, rnd, number, result_for(code, len(players), rng, rs.final_size is not None
-                                                   and rnd == rs.rounds))
+        if rs.result_kind == "money":  # SEM-C8/C11 need no note: every player keeps the stake
+            form = {f"sum{i}": str(rs.expected_total(len(players)) / len(players)) for i in range(len(players))}
+        else:
+            form = result_for(code, len(players), rng, rs.final_size is not None and rnd == rs.rounds)
+        r = desk(op, tid, rnd, number, form)
         assert r.status_code in (200, 302), text(r)[:2000]
 
 
@@ -208,3 +211,37 @@ def test_sem_c10_is_refused_with_a_message_for_other_rule_sets(app, op, code, n)
     for url in (f"/operator/t/{tid}/corrections/preview", f"/operator/t/{tid}/corrections"):
         r = op.post(url, data=data)
         assert r.status_code == 422 and "SEM-C10 is a rule of SEM" in text(r), url
+
+
+# ----------------------------------------------------------------- results CSV per rule set
+
+
+@pytest.mark.parametrize("code,n,columns", [("sem", 9, ["Points", "Money"]), ("smu", 10, ["Points", "Money"]),
+                                            ("csm", 14, ["BP", "SB", "ZB", "PB"]),
+                                            ("thousand", 13, ["Points", "Score", "Final score"]),
+                                            ("bbliga", 9, ["Points", "Money"])])
+def test_results_csv_per_rule_set(app, op, code, n, columns):
+    """SMU-4, CSM-4, TH-4: the results CSV has the rule set's columns (as `listok standings`),
+    one row per ranked player, and stays formula-safe (a name starting with '=')."""
+    import csv
+    import io
+
+    from webapp.models import Player
+
+    tid, tables = start(app, code, n)
+    with app.app_context():
+        p = db.session.scalar(db.select(Player).where(Player.tournament_id == tid, Player.start_no == 1))
+        p.name = '=HYPERLINK("x")'
+        db.session.commit()
+    play_rest(app, op, tid, code, 1, tables)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        rounds.close_round(t, t.rounds[-1], "test", t.version)
+        db.session.commit()
+    r = op.get(f"/operator/t/{tid}/results.csv")
+    assert r.status_code == 200
+    rows = list(csv.reader(io.StringIO(r.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+    assert rows[0] == ["Place", "Start number", "Name", "Club", *columns, "Round 1"]
+    assert len(rows) == n + 1 and all(len(x) == len(rows[0]) for x in rows)
+    name = next(x[2] for x in rows[1:] if x[1] == "1")
+    assert not name.startswith("=") and "HYPERLINK" in name

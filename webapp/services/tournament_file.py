@@ -176,16 +176,24 @@ def export_results_csv(t: Tournament) -> str:
 
     out = io.StringIO()
     w = csvsafe.writer(out, delimiter=";", lineterminator="\r\n")  # names and clubs come from registrations and imports
-    header = [_("Place"), _("Start number"), _("Name"), _("Club"), _("Points"), _("Money")]
+    rows = report["standings"]
+    # the rule set's own columns (EXCHANGE.md: points and money, or BP SB ZB PB, or points, score, final score)
+    labels = {"points": _("Points"), "money": _("Money"), "bp": "BP", "sb": "SB", "zb": "ZB", "pb": "PB",
+              "score": _("Score"), "final_score": _("Final score")}
+    columns = {"money": ["points", "money"], "zb+pb": ["bp", "sb", "zb", "pb"],
+               "score": ["points", "score", "final_score"]}[get_ruleset(t.ruleset).result_kind]
+    tournament_points = final and bool(rows) and rows[0].get("tournament_points") is not None
+    header = [_("Place"), _("Start number"), _("Name"), _("Club")] + [labels[key] for key in columns]
     header += [_("Round %(n)d", n=r) for r in range(1, k + 1)]
-    if final:
+    if tournament_points:
         header += [_("Placement points"), _("Bonus points"), _("Tournament points")]
     w.writerow(header)
-    for row in report["standings"]:
+    for row in rows:
         played = [sums.get((r, row["start_no"])) for r in range(1, k + 1)]
-        line = [row["place"], row["start_no"], row["name"], row["club"] or "", num(row["points"]),
-                num(row["money"])] + ["" if m is None else num(exchange.money_text(m)) for m in played]
-        if final:
+        line = [row["place"], row["start_no"], row["name"], row.get("club") or ""]
+        line += ["" if row[key] is None else num(row[key]) for key in columns]
+        line += ["" if m is None else num(exchange.money_text(m)) for m in played]
+        if tournament_points:
             tp = row["tournament_points"]
             line += [tp["placement"], tp["bonus"], tp["total"]]
         w.writerow(line)
