@@ -129,7 +129,8 @@ def test_live_desk_follows_the_tables_and_no_table_stays_stuck(venue, phones, br
 
 @pytest.mark.parametrize("lang", ["sk", "cs", "en"])
 def test_public_standings_fit_a_360px_phone_and_find_ones_row(live_server, browser, lang):
-    """Issue 8.6: rank, name, points and money in one row without sideways scrolling; the name links
+    """Issue 8.6: rank, name, points and money in one row without sideways scrolling or anything cut
+    at the right edge (the SEM-B9 cut's badge sits under the name); the name links
     to the player's details; 'find my row' jumps to the start number's row."""
     from tests.helpers import make_tournament, play_round
 
@@ -142,10 +143,17 @@ def test_public_standings_fit_a_360px_phone_and_find_ones_row(live_server, brows
     page = ctx.new_page()
     page.goto(f"{url}/t/{tid}/standings?lang={lang}")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    # nothing of the table is cut at the right edge: not its box, not the cut's badge (sk "postupuje")
+    assert page.evaluate("(() => { const s = document.querySelector('.scroll'); "
+                         "return s.scrollWidth - s.clientWidth; })()") == 0
+    cut = page.evaluate("Math.max(...[...document.querySelectorAll('table.standings .badge')]"
+                        ".filter(b => b.offsetParent).map(b => b.getBoundingClientRect().right))")
+    assert cut <= page.evaluate("document.querySelector('.scroll').getBoundingClientRect().right"), cut
     row = page.locator("table.standings tbody tr[data-start-no]").first
     for col in ("place", "points", "money"):
         expect(row.locator(f"[data-col={col}]")).to_be_visible()
     expect(row.locator("a")).to_be_visible()
+    expect(row.locator(".badge.ok.cut-narrow")).to_be_visible()  # the cut (advances), under the name
     assert row.locator("a").get_attribute("href").startswith(f"/t/{tid}/player/")
     page.locator("#find-no").fill("21")
     page.locator("#find-no").press("Enter")

@@ -61,6 +61,14 @@ def test_desk_state_follows_the_phones_with_one_cheap_poll(app, op, game):
     assert re.search(r'data-live-etag="[0-9a-f]{16}"', page)
 
 
+def test_desk_card_shows_a_phone_sheets_receipt_once(app, op, game):
+    """8.1: the state badge says "in (receipt …)"; no second badge or line repeats the receipt."""
+    receipt = post(op, game.body()).json["receipt"]
+    card = text(op.get("/operator/t/%d/round/1/results/1" % game.tid, headers={"HX-Request": "true"}))
+    assert f"in (receipt {receipt})" in card
+    assert card.count(receipt) == 1, card
+
+
 def test_desk_takes_in_a_signed_draft_after_checking_the_sums(app, op, game):
     """8.2: nobody sent the sheet; the desk takes the draft in with the players' own-phone signatures."""
     d = sign_all(op, game)
