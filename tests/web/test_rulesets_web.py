@@ -101,7 +101,7 @@ PLAN = [("smu", 10), ("csm", 14), ("thousand", 13), ("bbliga", 9)]
 
 
 @pytest.mark.parametrize("code,n", PLAN)
-def test_ruleset_tournament_end_to_end(app, op, code, n):
+def test_ruleset_tournament_end_to_end(app, op, code, n, tmp_path):
     """SMU-1..4, CSM-1..4, TH-1..4, BB-1..2 on the server: draw with mixed table sizes,
     desk entry per rule set, a table of four signed on its phone, standings pages,
     export whose `listok standings` equals the server's standings."""
@@ -182,7 +182,7 @@ def test_ruleset_tournament_end_to_end(app, op, code, n):
     assert exported.status_code == 200
     from webapp.cli import listok
 
-    path = app.instance_path + f"/../{code}-{tid}.json"
+    path = str(tmp_path / f"{code}-{tid}.json")
     with open(path, "wb") as fh:
         fh.write(exported.data)
     out = CliRunner().invoke(listok, ["standings", path])
