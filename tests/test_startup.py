@@ -134,3 +134,18 @@ def test_production_starts_with_database_and_key_file(tmp_path):
                                 DATABASE_URL="sqlite:///" + str(tmp_path / "x.db")))
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "sqlite:///" + str(tmp_path / "x.db")]
+
+
+def test_draft_send_after_from_the_environment(tmp_path, monkeypatch):
+    """Issue 8.2: LISTOK_DRAFT_SEND_AFTER (seconds, default 120) is the winner's phone's head start."""
+    from webapp.config import ConfigError, load_config
+
+    monkeypatch.delenv("LISTOK_DRAFT_SEND_AFTER", raising=False)
+    base = {"SECRET_KEY": GOOD_KEY, "SQLALCHEMY_DATABASE_URI": "sqlite://"}
+    assert load_config(str(tmp_path), base)["LISTOK_DRAFT_SEND_AFTER"] == 120
+    monkeypatch.setenv("LISTOK_DRAFT_SEND_AFTER", "45")
+    assert load_config(str(tmp_path), base)["LISTOK_DRAFT_SEND_AFTER"] == 45
+    for bad in ("-5", "2m", "99999"):
+        monkeypatch.setenv("LISTOK_DRAFT_SEND_AFTER", bad)
+        with pytest.raises(ConfigError, match="LISTOK_DRAFT_SEND_AFTER"):
+            load_config(str(tmp_path), base)

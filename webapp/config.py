@@ -136,6 +136,12 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     # a venue server's federation: where `listok push` and the hub's button send finished tournaments
     values["LISTOK_FEDERATION_URL"] = os.environ.get("LISTOK_FEDERATION_URL", "").strip()
     values["LISTOK_FEDERATION_TOKEN"] = os.environ.get("LISTOK_FEDERATION_TOKEN", "").strip()
+    # issue 8.2: the winner's phone's head start (seconds after the last own-phone signature of a draft
+    # everybody signed) before any phone of the table may send that sheet (docs/SYNC.md)
+    send_after = os.environ.get("LISTOK_DRAFT_SEND_AFTER", "").strip()
+    if send_after and not (send_after.isdigit() and int(send_after) <= 3600):
+        raise ConfigError(f"LISTOK_DRAFT_SEND_AFTER is '{send_after}': use whole seconds from 0 to 3600")
+    values["LISTOK_DRAFT_SEND_AFTER"] = int(send_after or 120)
     prod = production(overrides)
     if "SQLALCHEMY_DATABASE_URI" not in overrides:
         values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance, prod)
