@@ -517,10 +517,27 @@ def test_disqualify_before_sheet_then_desk_records_d1c(app, op):
 
 
 def test_disqualify_early_gives_4_4_and_sheet_in_gets_new_version(app, op):
+    """SEM-D1c at a counted table: from an operator it waits for a referee
+    (tests/web/test_discipline_cases.py); a referee's account applies it at once."""
     tid = make_tournament(app, 9)
     open_round(app, tid)
     a, b, c = table_players(app, tid, 1, 1)
     op.post(desk_url(tid, 1, 1), data={"sum0": "14", "sum1": "10", "sum2": "6", "sheet_version": "0"})
+    r = disc(op, tid, "disqualify", start_no=b, round=1, early="y", version=version(app, tid))
+    assert r.status_code == 302 and "waits for a referee" in text(op.get(r.headers["Location"]))
+    assert len(sheets(app)) == 1
+    make_user(app, "ref", role="referee")
+    op = app.test_client()
+    login(op, "ref")
+    op.set_cookie("lang", "en")
+    r = disc(op, tid, "disqualify", start_no=b, round=1, early="y", version=version(app, tid))
+    assert r.status_code == 422 and "already waiting for a referee" in text(r)
+    with app.app_context():
+        from webapp.models import Case
+        from webapp.services import cases
+
+        cases.reject(db.session.scalar(select(Case)), "Ref", "typed twice")
+        db.session.commit()
     r = disc(op, tid, "disqualify", start_no=b, round=1, early="y", version=version(app, tid))
     assert r.status_code == 302
     old, new = sheets(app)

@@ -25,7 +25,11 @@ def _table_of(r, s):
 
 
 def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
-    """Issue 10 point 2: the table-mates get 4 + 4 / 5 + 3 and +1 EUR at once."""
+    """Issue 10 point 2: the table-mates get 4 + 4 / 5 + 3 and +1 EUR once a
+    referee approves it (issue 7: from an operator the card is a case first)."""
+    from webapp.models import Case, Event
+    from webapp.services import cases, chain
+
     tid = make_tournament(app, 27)
     play_round(app, tid, seed=1)
     with app.app_context(), force_locale("en"):
@@ -37,7 +41,15 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
         old_version = tab.sheet.version
         res = discipline.add_card(t, s, "red", 1, ["Rozhodca A", "Rozhodca B"], "op", t.version)
         db.session.commit()
-        assert res["disqualified"] and res["case"] == "D1c" and res["table"] == tab.number
+        assert res["proposal"].kind == "discipline" and res["case"] == "D1c" and res["event"] is None
+        assert tab.sheet.version == old_version and results.sheet_outcome(t, tab) == before
+        assert db.session.query(Event).count() == 0
+        c = db.session.get(Case, res["proposal"].id)
+        cases.approve(c, "Rozhodca A")
+        db.session.commit()
+        [ev] = db.session.query(Event).all()
+        assert (ev.colour, ev.start_no, ev.referees, ev.created_by) == ("red", s, ["Rozhodca A", "Rozhodca B"],
+                                                                       "Rozhodca A")
         sheet = tab.sheet
         assert sheet.version == old_version + 1 and sheet.disqualified == [s]
         assert sheet.sums == [f"{D(x):.2f}" for x in sheet.sums]  # sums as signed
@@ -55,6 +67,7 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
         from webapp.rules.exchange import loads
 
         loads(export_tournament(t), "export.json")
+        assert chain.verify(t).ok
 
 
 def test_sem_d1c_card_refused_while_the_player_sits_in_a_later_round(app):

@@ -24,11 +24,13 @@ from ..models import Case, Player, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
-from . import pins as pin_service, results as results_service, sheets as sheet_service
+from . import discipline as discipline_service, pins as pin_service, results as results_service
+from . import sheets as sheet_service
 from .common import ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
-KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch", "c10", "discrepancy")
+KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch", "discipline", "c10",
+         "discrepancy")
 SHEET_KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch")
 MAX_REPORTS = 5  # SEM-C9 reports per start number and round (spam guard)
 REPORT_MAX_CHARS = 1000
@@ -134,6 +136,7 @@ class SheetView:
     changed: list[bool] = field(default_factory=list)  # per seat: differs from the version it is compared with
     negative: list[bool] = field(default_factory=list)
     signatures: list[dict] = field(default_factory=list)
+    disqualified: list[bool] = field(default_factory=list)  # per seat (SEM-D1)
 
 
 def _sheet_view(rs, tab: RoundTable, sheet: Sheet) -> SheetView:
@@ -152,7 +155,9 @@ def _sheet_view(rs, tab: RoundTable, sheet: Sheet) -> SheetView:
         sigs.append({"start_no": s.get("start_no"), "signed_at": s.get("signed_at") or "",
                      "valid": bool(sheet.content_hash) and s.get("hash") == sheet.content_hash,
                      "own_phone": bool(s.get("own_phone")), "svg": signature_svg(s.get("drawing"))})
-    return SheetView(sheet, sums, points, [False] * len(sums), [x < 0 for x in sums], sigs)
+    dq = set(sheet.disqualified or ())
+    return SheetView(sheet, sums, points, [False] * len(sums), [x < 0 for x in sums], sigs,
+                     [s in dq for s in tab.players])
 
 
 def _compare(a: SheetView, b: SheetView) -> None:
@@ -190,9 +195,12 @@ def case_page(c: Case) -> dict:
     sheet = db.session.get(Sheet, c.sheet_id) if c.sheet_id else None
     other = db.session.get(Sheet, c.other_sheet_id) if c.other_sheet_id else None
     versions: list[tuple[str, SheetView]] = []
-    c10 = None
+    c10 = discipline = None
     if tab is not None:
-        if c.kind == "c10":
+        if c.kind == "discipline":
+            discipline = _discipline_view(c, t, rs, tab, other, sheet)
+            versions += discipline.pop("versions")
+        elif c.kind == "c10":
             c10 = _c10_view(c, t, rs, tab)
             versions += c10.pop("versions")
         elif c.kind == "correction" and sheet is not None:
@@ -219,7 +227,7 @@ def case_page(c: Case) -> dict:
         reporter = players.get(s)
     return {"case": c, "t": t, "round": r, "tab": tab, "players": players, "versions": versions,
             "seats": list(tab.players) if tab is not None else [], "reporter": reporter,
-            "note": _case_note(c, sheet), "decidable": c.status == "open", "c10": c10,
+            "note": _case_note(c, sheet), "decidable": c.status == "open", "c10": c10, "discipline": discipline,
             "pin_notes": pin_notes(c)}
 
 
@@ -264,6 +272,42 @@ def _c10_view(c: Case, t: Tournament, rs, tab: RoundTable) -> dict:
             after.points = [Fraction(x) for x in after_sheet.points]
         _compare(before, after)
         out["versions"] = [("before", before), ("proposed" if c.status == "open" else "after", after)]
+    return out
+
+
+def _discipline_view(c: Case, t: Tournament, rs, tab: RoundTable, base: Sheet | None, applied: Sheet | None) -> dict:
+    """A discipline proposal: the counted sheet and the version the
+    disqualification would add (never added to the session until approved),
+    the engine's points and money per seat before and after, and, while open,
+    why it can no longer be applied."""
+    p = c.payload or {}
+    pv = p.get("preview") or {}
+    out: dict = {"payload": p, "preview": pv, "error": None, "versions": [], "rows": []}
+    if c.status == "open" and (tab.sheet is None or tab.sheet.version != p.get("base_version")):
+        out["error"] = _("The sheet of round %(r)d, table %(t)d changed since this was proposed (version %(v)d "
+                         "then, version %(cur)d now). Reject it: the operator proposes it again.", r=c.round,
+                         t=c.table or 0, v=p.get("base_version") or 0,
+                         cur=tab.sheet.version if tab.sheet is not None else 0)
+    if base is not None:
+        before = _sheet_view(rs, tab, base)
+        if applied is None:
+            applied = Sheet(version=max(s.version for s in tab.sheets) + 1, sums=list(base.sums),
+                            disqualified=(pv.get("new") or {}).get("disqualified") or [],
+                            early=bool((pv.get("new") or {}).get("early")), created_at=c.created_at)
+        after = _sheet_view(rs, tab, applied)
+        for i, (x, y) in enumerate(zip(before.disqualified, after.disqualified)):
+            after.changed[i] = x != y
+        out["versions"] = [("before", before), ("after" if c.status == "approved" else "proposed", after)]
+    old, new = pv.get("old") or {}, pv.get("new") or {}
+    for i, s in enumerate(pv.get("seats") or ()):
+        row = {"start_no": s}
+        for side, d in (("old", old), ("new", new)):
+            pts, money = (d.get("points") or [])[i:i + 1], (d.get("money") or [])[i:i + 1]
+            row[side] = {"points": Fraction(pts[0]) if pts and pts[0] is not None else None,
+                         "money": Decimal(money[0]) if money and money[0] is not None else None,
+                         "out": s in (d.get("disqualified") or ())}
+        row["changed"] = row["old"] != row["new"]
+        out["rows"].append(row)
     return out
 
 
@@ -361,6 +405,10 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
     payload = {"case": c.id, "kind": c.kind, "round": c.round, "table": c.table, "note": note}
     if c.kind in SHEET_KINDS:
         _check_round_open(r)
+    if c.kind == "discipline":
+        applied = discipline_service.apply_proposal(c, t, actor)
+        c.sheet_id = applied["sheet"]
+        payload.update(applied=applied, proposed_by=c.created_by, base_version=(c.payload or {}).get("base_version"))
     if c.kind == "c10":
         old = tab.sheet if tab is not None else None
         row = results_service.approve_c10(c, t, actor)
@@ -408,7 +456,7 @@ def reject(c: Case, actor: str, reason: str) -> Case:
     _claim(c, "rejected", actor, reason)
     t, r, tab = _table_of(c)
     payload = {"case": c.id, "kind": c.kind, "round": c.round, "table": c.table, "reason": reason}
-    if c.kind == "c10":
+    if c.kind in ("c10", "discipline"):
         payload.update(proposal=c.payload)
     if c.kind in SHEET_KINDS:
         sheet = db.session.get(Sheet, c.sheet_id) if c.sheet_id else None

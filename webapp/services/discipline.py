@@ -3,21 +3,29 @@
 The engine decides what they mean for points and the ranking (table_outcome,
 field_status); this module only stores them, each with an audit entry that
 says who did what, when, and the value before and after.
+
+What would change a counted result (a new version of a table's sheet with a
+disqualification) is applied only by a referee of the tournament (`referee`):
+from anyone else it becomes a "discipline" case the referee approves, which
+then runs the same code (`apply_proposal`).
 """
 from __future__ import annotations
 
 from decimal import Decimal
+from types import SimpleNamespace
 
 from flask_babel import gettext as _
+from sqlalchemy import select
 
 from ..extensions import db
-from ..models import Event, Player, Round, Sheet, Tournament, utcnow
+from ..models import Case, Event, Player, Round, RoundTable, Sheet, Tournament, utcnow
+from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
 from ..rules.standings import field_status
 from . import rounds as round_service
-from .common import ServiceError, audit, bump, check_version
-from .engine import rules_tournament
-from .results import dq_case, table_dq
+from .common import ServiceError, StaleError, audit, bump, check_version
+from .engine import rules_table, rules_tournament
+from .results import dq_case, sheet_outcome, table_dq
 
 COLOURS = ("yellow", "red")
 
@@ -45,10 +53,11 @@ def _round(t: Tournament, round_no, field: str = "round") -> Round:
 
 
 def mark_disqualified(t: Tournament, r: Round, start_no: int, actor: str, *, early: bool = False,
-                      reason: str = "") -> dict:
+                      reason: str = "", referee: bool = False) -> dict:
     """SEM-D1 at the player's table of round r: a sheet already in gets a new
-    version with the disqualification; otherwise it is noted on the table and
-    the desk records the sheet with it."""
+    version with the disqualification (from a referee; from anyone else it is
+    a case, see `propose`); otherwise it is noted on the table and the desk
+    records the sheet with it."""
     if r.status == "draft":
         raise ServiceError(_("Round %(n)d is not published yet.", n=r.number), field="round")
     if r.status == "closed":
@@ -68,6 +77,12 @@ def mark_disqualified(t: Tournament, r: Round, start_no: int, actor: str, *, ear
     early = early or old_early
     sheet = tab.sheet
     if sheet is not None:
+        _refuse_if_waiting(t, r, tab)
+    if sheet is not None and not referee:
+        return propose(t, r, tab, start_no, actor, {
+            "action": "disqualify", "round": r.number, "start_no": start_no, "early": early,
+            "reason": (reason or "").strip()}, dq=new, early=early)
+    if sheet is not None:
         round_service.record_sheet(
             t, tab, [Decimal(s) for s in sheet.sums], actor, source=sheet.source, disqualified=new,
             early=early, note=sheet.note, replace_version=sheet.version, entered_sums=sheet.entered_sums)
@@ -83,18 +98,23 @@ def mark_disqualified(t: Tournament, r: Round, start_no: int, actor: str, *, ear
 
 
 def disqualify(t: Tournament, round_no, start_no, actor: str, version, *, early: bool = False,
-               reason: str = "") -> dict:
+               reason: str = "", referee: bool = False) -> dict:
+    """`referee`: the actor is a referee of the tournament (a new sheet version
+    is applied at once); otherwise such a change becomes a case. The result has
+    "case" (the Case) when it was proposed."""
     check_version(t, version)
     p = _player(t, start_no)
     r = _round(t, round_no)
-    return mark_disqualified(t, r, p.start_no, actor, early=early, reason=reason)
+    return mark_disqualified(t, r, p.start_no, actor, early=early, reason=reason, referee=referee)
 
 
 def add_card(t: Tournament, start_no, colour: str, round_no, referees, actor: str, version,
-             reason: str = "") -> dict:
+             reason: str = "", referee: bool = False) -> dict:
     """SEM-E: a yellow or red card. A red card needs two referees; a red card or
     a second yellow in the tournament disqualifies (SEM-E6, E8, D1): in an open
-    round the player's table is marked at once."""
+    round the player's table is marked at once. When that means a new version
+    of a counted sheet and the actor is no referee (`referee`), nothing is
+    stored but a case: the card is given when a referee approves it."""
     check_version(t, version)
     p = _player(t, start_no)
     if colour not in COLOURS:
@@ -113,6 +133,18 @@ def add_card(t: Tournament, start_no, colour: str, round_no, referees, actor: st
     yellows_before = sum(1 for e in t.events if e.type == "card" and e.colour == "yellow" and e.start_no == p.start_no)
     if colour == "red" or yellows_before == 1:
         _check_later_rounds(t, r, p.start_no)
+        seat = round_service.seat_of(r, p.start_no) if r.status in ("published", "closed") else None
+        tab = seat[0] if seat is not None else None
+        if tab is not None and tab.sheet is not None and p.start_no not in table_dq(tab)[0]:
+            _refuse_if_waiting(t, r, tab)
+        if not referee and tab is not None and tab.sheet is not None and p.start_no not in table_dq(tab)[0]:
+            old, old_early = table_dq(tab)
+            early = old_early if r.status == "published" else bool(tab.sheet.early)
+            res = propose(t, r, tab, p.start_no, actor, {
+                "action": "card", "round": r.number, "start_no": p.start_no, "colour": colour, "referees": refs,
+                "reason": (reason or "").strip()}, dq=[s for s in tab.players if s in old or s == p.start_no],
+                early=early)
+            return {**res, "event": None, "disqualified": True, "second_yellow": colour == "yellow"}
     ev = Event(tournament=t, type="card", start_no=p.start_no, colour=colour, round=r.number,
                referees=refs, reason=(reason or "").strip(), created_by=actor)
     db.session.add(ev)
@@ -128,10 +160,10 @@ def add_card(t: Tournament, start_no, colour: str, round_no, referees, actor: st
     if out and r.status == "published" and round_service.seat_of(r, p.start_no) is not None:
         tab, _i = round_service.seat_of(r, p.start_no)
         if p.start_no not in table_dq(tab)[0]:
-            result.update(mark_disqualified(t, r, p.start_no, actor, reason=_("card")))
+            result.update(mark_disqualified(t, r, p.start_no, actor, reason=_("card"), referee=referee))
     elif out and r.status == "closed" and round_service.seat_of(r, p.start_no) is not None:
         tab, _i = round_service.seat_of(r, p.start_no)
-        if p.start_no not in table_dq(tab)[0] and tab.sheet is not None:
+        if p.start_no not in table_dq(tab)[0] and tab.sheet is not None and referee:
             result.update(_disqualify_after_close(t, r, tab, p.start_no, actor))
     return result
 
@@ -148,7 +180,8 @@ def _check_later_rounds(t: Tournament, r: Round, start_no: int) -> None:
                                  "that round.", s=start_no, n=later.number), field="round")
 
 
-def _disqualify_after_close(t: Tournament, r: Round, tab, start_no: int, actor: str) -> dict:
+def _disqualify_after_close(t: Tournament, r: Round, tab, start_no: int, actor: str, *, early: bool = False,
+                            reason: str = "card after the round closed") -> dict:
     """SEM-D1c (or D1b, D1a) where the card happens: a red card given after round r
     closed disqualifies the player at that round's table. The sums stay as signed; a
     new sheet version adds the disqualification (the old one is kept, superseded),
@@ -158,17 +191,114 @@ def _disqualify_after_close(t: Tournament, r: Round, tab, start_no: int, actor: 
     old.status = "superseded"
     sheet = Sheet(table=tab, version=max(x.version for x in tab.sheets) + 1, status="accepted",
                   sums=list(old.sums), entered_sums=old.entered_sums, points=None, disqualified=dq,
-                  early=bool(old.early), source=old.source, note=old.note, created_by=actor)
+                  early=bool(old.early) or early, source=old.source, note=old.note, created_by=actor)
     db.session.add(sheet)
     bump(t)
     db.session.flush()
     case = dq_case(tab, dq)
     audit("discipline.disqualify", actor, {
-        "round": r.number, "table": tab.number, "start_no": start_no, "reason": "card after the round closed",
+        "round": r.number, "table": tab.number, "start_no": start_no, "reason": reason,
         "rule": f"SEM-{case}", "old": {"disqualified": list(old.disqualified or ()), "points": old.points,
                                        "version": old.version},
         "new": {"disqualified": dq, "version": sheet.version}, "sheet": "new version"}, t.id)
     return {"table": tab.number, "case": case, "sheet_in": True}
+
+
+# --------------------------------------------------------------------------- proposals a referee approves
+
+
+def _points(x) -> str | None:
+    return None if x is None else str(x)
+
+
+def _money(x) -> str | None:
+    return None if x is None else f"{x:.2f}"
+
+
+def proposal_preview(t: Tournament, tab: RoundTable, dq: list[int], early: bool) -> dict:
+    """What a new version of the table's counted sheet with these
+    disqualifications changes: the engine's points and money before and after
+    (the sums stay as they count)."""
+    sheet = tab.sheet
+    before = sheet_outcome(t, tab)
+    after = table_outcome(get_ruleset(t.ruleset), rules_table(tab.number, tab.players, SimpleNamespace(
+        sums=list(sheet.sums), points=None, disqualified=list(dq), early=early)))
+    return {"seats": list(tab.players), "sums": list(sheet.sums), "rule": dq_case(tab, dq),
+            "old": {"disqualified": list(sheet.disqualified or ()), "early": bool(sheet.early),
+                    "points": [_points(x) for x in before.points], "money": [_money(x) for x in before.money]},
+            "new": {"disqualified": list(dq), "early": bool(early),
+                    "points": [_points(x) for x in after.points], "money": [_money(x) for x in after.money]}}
+
+
+def open_proposal(t: Tournament, round_no: int, table: int) -> Case | None:
+    return db.session.scalar(select(Case).where(
+        Case.tournament_id == t.id, Case.round == round_no, Case.table == table, Case.kind == "discipline",
+        Case.status == "open").order_by(Case.id).limit(1))
+
+
+def open_proposals(t: Tournament) -> list[Case]:
+    return list(db.session.scalars(select(Case).where(
+        Case.tournament_id == t.id, Case.kind == "discipline", Case.status == "open").order_by(Case.id)))
+
+
+def _refuse_if_waiting(t: Tournament, r: Round, tab: RoundTable) -> None:
+    """One proposal per table at a time: a second one (or a referee's own entry)
+    would change the version the waiting one shows."""
+    waiting = open_proposal(t, r.number, tab.number)
+    if waiting is not None:
+        raise ServiceError(_("A disqualification at table %(t)d of round %(r)d is already waiting for a referee "
+                             "(case %(id)d): the referee decides it first.", t=tab.number, r=r.number,
+                             id=waiting.id), field="start_no")
+
+
+def propose(t: Tournament, r: Round, tab: RoundTable, start_no: int, actor: str, action: dict, *,
+            dq: list[int], early: bool) -> dict:
+    """A change of a counted result from someone who is no referee of the
+    tournament: nothing but a case is stored (promise 1). `action` is what
+    `apply_proposal` runs once a referee approves."""
+    _refuse_if_waiting(t, r, tab)
+    preview = proposal_preview(t, tab, dq, early)
+    c = Case(tournament_id=t.id, round=r.number, table=tab.number, kind="discipline", status="open",
+             other_sheet_id=tab.sheet.id, created_by=(actor or "")[:120],
+             payload={**action, "base_version": tab.sheet.version, "preview": preview})
+    db.session.add(c)
+    db.session.flush()
+    audit("discipline.propose", actor, {"case": c.id, "round": r.number, "table": tab.number, "start_no": start_no,
+                                        "rule": f"SEM-{preview['rule']}", "action": action.get("action"),
+                                        "old": preview["old"], "new": preview["new"],
+                                        "sheet": "waits for a referee"}, t.id)
+    return {"table": tab.number, "case": preview["rule"], "sheet_in": True, "proposal": c}
+
+
+def apply_proposal(c: Case, t: Tournament, actor: str) -> dict:
+    """A referee approves a discipline case: the same code as a referee's own
+    entry, on the sheet version the case was proposed for, and only if the
+    engine's result is still what the case shows."""
+    p = c.payload or {}
+    r = next((x for x in t.rounds if x.number == c.round), None)
+    tab = next((x for x in r.tables if x.number == c.table), None) if r is not None else None
+    current = tab.sheet if tab is not None else None
+    if current is None or current.version != p.get("base_version"):
+        raise StaleError(_("The sheet of round %(r)d, table %(t)d changed since this was proposed (version %(v)d "
+                           "then, version %(cur)d now). Reject it: the operator proposes it again.", r=c.round,
+                           t=c.table or 0, v=p.get("base_version") or 0, cur=current.version if current else 0))
+    if p.get("action") == "card":
+        res = add_card(t, p["start_no"], p["colour"], p["round"], p.get("referees") or [], actor, t.version,
+                       reason=p.get("reason") or "", referee=True)
+    elif r.status == "closed":  # the round was closed while the case waited: the sums stay as they count
+        _check_later_rounds(t, r, p["start_no"])
+        res = _disqualify_after_close(t, r, tab, p["start_no"], actor, early=bool(p.get("early")),
+                                      reason=p.get("reason") or "")
+    else:
+        res = disqualify(t, p["round"], p["start_no"], actor, t.version, early=bool(p.get("early")),
+                         reason=p.get("reason") or "", referee=True)
+    new = tab.sheet
+    expected = (p.get("preview") or {}).get("new") or {}
+    if new is None or new.version == current.version or \
+            proposal_preview(t, tab, list(new.disqualified or ()), bool(new.early))["new"] != expected:
+        raise StaleError(_("What this disqualification changes is no longer what was proposed. Reject it: the "
+                           "operator proposes it again."))
+    return {**{k: v for k, v in res.items() if k != "event"}, "version": new.version, "sheet": new.id}
 
 
 def withdraw(t: Tournament, start_no, after_round, actor: str, version, reason: str = "") -> Event:

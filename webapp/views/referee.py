@@ -1,6 +1,7 @@
 """The referee's phone: the queue of open cases (polled by htmx) and one case
 with its decision (SEM-C4 corrections, SEM-C8 negative sums, disputes, SEM-C9
-discrepancy reports, SEM-C10 corrections proposed at the desk). Operators may
+discrepancy reports, SEM-C10 corrections and SEM-D1 disqualifications at a
+counted table proposed at the desk). Operators may
 look; only referees decide (docs/SECURITY.md, "What an operator cannot do alone")."""
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ KIND_LABELS = {
     "pin-mismatch": _l("A PIN did not match (signed offline)"),
     "discrepancy": _l("Discrepancy reported (SEM-C9)"),
     "c10": _l("Correction after publication (SEM-C10)"),
+    "discipline": _l("Disqualification at a counted table (SEM-D1)"),
 }
 VERSION_LABELS = {
     "before": _l("Before"),

@@ -16,7 +16,7 @@ from ...extensions import db, htmx
 from ...rules.corrections import KINDS
 from ...rules.ruleset import get_ruleset
 from ...models import Round, Tournament
-from ...services import desk_live, discipline as dsvc, results as svc, rounds as round_service
+from ...services import access, desk_live, discipline as dsvc, results as svc, rounds as round_service
 from ...services.common import ServiceError, get_tournament
 from ..auth import operator_required, role_required
 from ..public.standings import standings_table
@@ -320,6 +320,12 @@ DISCIPLINE_FORMS = {"disqualify": DisqualifyForm, "card": CardForm, "withdraw": 
                     "substitute": SubstituteForm}
 
 
+def _is_referee(t) -> bool:
+    """A referee's own account, assigned to this tournament, applies a change of a
+    counted result at once; anyone else's (an operator, an admin) waits for one."""
+    return current_user.role == "referee" and access.can_access(current_user, t.id)
+
+
 def _discipline_page(t, forms=None, status=200, error=None):
     forms = dict(forms or {})
     round_choices = [(str(r.number), _("Round %(n)d", n=r.number)) for r in t.rounds if r.status != "draft"]
@@ -336,7 +342,7 @@ def _discipline_page(t, forms=None, status=200, error=None):
         if hasattr(forms[name], "round"):
             forms[name].round.choices = round_choices
     return render_template("operator/results/discipline.html", t=t, forms=forms, info=dsvc.discipline_page(t),
-                           error=error), status
+                           error=error, is_referee=_is_referee(t), waiting=dsvc.open_proposals(t)), status
 
 
 @bp.get("/t/<int:tid>/discipline")
@@ -356,24 +362,28 @@ def discipline_action(tid: int, action: str):
     if hasattr(form, "round"):
         form.round.choices = rounds_choices
     f = request.form
+    referee = _is_referee(t)
     try:
         if action == "disqualify":
             res = dsvc.disqualify(t, f.get("round"), f.get("start_no"), _actor(), f.get("version"),
-                                  early=bool(form.early.data), reason=f.get("reason", ""))
-            msg = (_("Disqualification recorded at table %(t)d (SEM-%(rule)s): a new sheet version.",
+                                  early=bool(form.early.data), reason=f.get("reason", ""), referee=referee)
+            msg = (_waiting_message(res) if res.get("proposal") else
+                   _("Disqualification recorded at table %(t)d (SEM-%(rule)s): a new sheet version.",
                      t=res["table"], rule=res["case"]) if res["sheet_in"] else
                    _("Disqualification noted at table %(t)d (SEM-%(rule)s): enter the table's sheet at the "
                      "results desk.", t=res["table"], rule=res["case"]))
         elif action == "card":
             res = dsvc.add_card(t, f.get("start_no"), f.get("colour"), f.get("round"),
                                 [f.get("referee1"), f.get("referee2")], _actor(), f.get("version"),
-                                reason=f.get("reason", ""))
+                                reason=f.get("reason", ""), referee=referee)
             msg = _("Card recorded.")
-            if res["second_yellow"]:
+            if res.get("proposal"):
+                msg = _waiting_message(res, card=True)
+            elif res["second_yellow"]:
                 msg = _("Second yellow card in this tournament: it counts as a red card (disqualification).")
             elif res["disqualified"]:
                 msg = _("Red card recorded: the player is disqualified (not ranked, not seated again).")
-            if res.get("case"):
+            if res.get("case") and not res.get("proposal"):
                 msg += " " + _("Table %(t)d marked (SEM-%(rule)s).", t=res["table"], rule=res["case"])
         elif action == "withdraw":
             dsvc.withdraw(t, f.get("start_no"), f.get("after_round"), _actor(), f.get("version"),
@@ -394,6 +404,16 @@ def discipline_action(tid: int, action: str):
     db.session.commit()
     flash(msg, "success")
     return redirect(url_for(".discipline", tid=tid))
+
+
+def _waiting_message(res, card: bool = False) -> str:
+    if card:
+        return _("Table %(t)d's sheet already counts: the card and the disqualification it means (SEM-%(rule)s) "
+                 "wait for a referee as case %(id)d. Nothing has changed until a referee approves it.",
+                 t=res["table"], rule=res["case"], id=res["proposal"].id)
+    return _("Table %(t)d's sheet already counts: the disqualification (SEM-%(rule)s) waits for a referee as case "
+             "%(id)d. Nothing has changed until a referee approves it.", t=res["table"], rule=res["case"],
+             id=res["proposal"].id)
 
 
 # --------------------------------------------------------------------------- corrections (SEM-C10)
