@@ -3,10 +3,15 @@ axe-core (vendored in tests/browser/vendor/, MPL-2.0) finds no serious or
 critical violation; every touch target is at least 48 × 48 px; each page
 renders in Slovak, Czech and English with a matching lang attribute.
 
-Pages: the table page behind the QR code (/s/<token>), its signing step and
-signing on one's own phone,
-the referee's queue and case page, the public player page, the standings and
-the SEM-C9 discrepancy form."""
+Pages (issue 8.6: every page of the player, referee and public sides): the
+public start page, the standings, the player page, the projector, the seating,
+the receipt check (empty and with a receipt), the SEM-C9 discrepancy form and
+the sign-in page; the table page behind the QR code (/s/<token>) on the
+winner's phone (entry, signing step) and on a player's own phone (signing,
+then "send this sheet from this phone" when the winner's phone did not send,
+and the sent sheet's receipt); the referee's queue (open and decided cases)
+and a case page, open (a SEM-C4 correction) and decided (a PIN that did not
+match, signed offline)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,9 +20,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.helpers import issue_pins, make_tournament, make_user, play_round, signed_submission
+from tests.sync.test_own_phone import DRAWING
 from webapp.extensions import db
 from webapp.models import Tournament
-from webapp.services import rounds, sheets
+from webapp.services import cases, rounds, sheets
 from webapp.services.tokens import table_token
 from webapp.sync import protocol
 
@@ -67,13 +73,23 @@ def venue(live_server):
         answer = sheets.submit(protocol.parse_submission(signed_submission(
             app, tid, 3, 1, [1450, 600, 950], pins, note="zle sčítané", base_version=first.body["version"])))
         db.session.commit()
+        # table 3: signed offline with a mistyped PIN (issue 8.3), the referee has decided it
+        offline = signed_submission(app, tid, 3, 3, [1200, 1000, 800], pins)
+        offline["signatures"][0]["pin"] = "wrong"
+        mismatch = sheets.submit(protocol.parse_submission({**offline, "pins_unchecked": True}))
+        assert mismatch.body["reason"] == "pin-mismatch", mismatch.body
+        cases.approve(cases.get_case(mismatch.body["case"]), "Referee", note="the player confirmed")
+        db.session.commit()
         players = list(t.players[0:1])
         start_no = players[0].start_no
         token, token2 = table_token(tid, 3, 1), table_token(tid, 3, 2)
+        table2 = list(r.tables[1].players)
         db.session.remove()
     make_user(app, "referee", "secret-pass", role="referee")
+    app.config["LISTOK_DRAFT_SEND_AFTER"] = 0  # the own phone's "send this sheet from this phone" at once
     return {"url": url, "tid": tid, "case": answer.body["case"], "token": token, "token2": token2,
-            "start_no": start_no}
+            "start_no": start_no, "receipt": first.body["receipt"], "decided": mismatch.body["case"],
+            "pins": pins, "table2": table2, "app": app}
 
 
 @pytest.fixture
@@ -118,7 +134,8 @@ def check(page, lang: str) -> list[str]:
     problems = []
     if page.locator("html").get_attribute("lang") != lang:
         problems.append(f"lang is {page.locator('html').get_attribute('lang')!r}, not {lang!r}")
-    if lang != "en" and page.locator(".langs").get_attribute("aria-label") == "Language":
+    langs = page.locator(".langs")  # the projector (a hall screen) has no language switch
+    if lang != "en" and langs.count() and langs.get_attribute("aria-label") == "Language":
         problems.append("the page is not translated")
     problems += axe_problems(page)
     problems += [f"touch target {x}" for x in small_targets(page)]
@@ -129,10 +146,16 @@ def check(page, lang: str) -> list[str]:
 def test_phone_pages_are_accessible(venue, phone, lang):
     url, tid = venue["url"], venue["tid"]
     pages = {
+        "start page": "/",
         "table page": f"/s/{venue['token2']}",
         "standings": f"/t/{tid}/standings",
         "player page": f"/t/{tid}/player/{venue['start_no']}",
+        "projector": f"/t/{tid}/projector",
+        "seating": f"/t/{tid}/seating",
+        "receipt check": f"/t/{tid}/receipt",
+        "receipt found": f"/t/{tid}/receipt?code={venue['receipt']}",
         "discrepancy form": f"/t/{tid}/discrepancy?round=2",
+        "sign-in page": "/login",
     }
     found = {}
     for name, path in pages.items():
@@ -156,15 +179,33 @@ def test_phone_pages_are_accessible(venue, phone, lang):
     own.goto(f"{url}/s/{venue['token2']}?lang={lang}")
     expect(own.locator("#own")).to_be_visible()
     found["own-phone signing"] = check(own, lang)
+    # everybody signs on their own phones and the winner's phone is gone (it would add their signatures
+    # and send): this phone may send the sheet (8.2)
+    phone.goto("about:blank")
+    api = venue["app"].test_client()
+    draft = api.get(f"/api/v1/table?token={venue['token2']}").json["draft"]
+    for s in venue["table2"]:
+        assert api.post("/api/v1/signatures", json={
+            "token": venue["token2"], "content_hash": draft["content_hash"], "start_no": s,
+            "pin": venue["pins"][s], "drawing": DRAWING, "signed_at": "2026-03-14T10:52:00Z"}).status_code == 200
+    expect(own.locator("#own-send")).to_be_visible(timeout=20_000)
+    found["own phone: send this sheet"] = check(own, lang)
+    own.locator("#own-send").click()
+    expect(own.locator("#status.is-sent")).to_be_visible()
+    found["own phone: sent, receipt"] = check(own, lang)
     other.close()
 
     sign_in(phone, url)
     phone.goto(f"{url}/referee/?lang={lang}")
     expect(phone.locator(f"a[data-case='{venue['case']}']")).to_be_visible()
+    expect(phone.locator(f"a[data-case='{venue['decided']}']")).to_be_visible()
     found["referee queue"] = check(phone, lang)
     phone.goto(f"{url}/referee/case/{venue['case']}?lang={lang}")
     expect(phone.locator("table.case-compare")).to_be_visible()
     found["referee case"] = check(phone, lang)
+    phone.goto(f"{url}/referee/case/{venue['decided']}?lang={lang}")
+    expect(phone.locator(".case-pin-note")).to_be_visible()
+    found["referee case, decided (PIN did not match)"] = check(phone, lang)
 
     report = [f"{name}: {p}" for name, problems in found.items() for p in problems]
     assert not report, "\n".join(report)
