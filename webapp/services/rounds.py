@@ -135,15 +135,6 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
     return r
 
 
-def discard_draft(t: Tournament, r: Round, actor: str, version) -> None:
-    check_version(t, version)
-    if r.status != "draft":
-        raise ServiceError(_("Only a draw that is not published can be discarded."))
-    db.session.delete(r)
-    bump(t)
-    audit("round.discard", actor, {"round": r.number}, t.id)
-
-
 def objection_window(t: Tournament, n: int, now: datetime | None = None) -> dict | None:
     """SEM-C9: while the 10 minutes for reporting a discrepancy after round n-1
     run, drawing or publishing round n asks the operator first. The window
@@ -161,6 +152,15 @@ def objection_window(t: Tournament, n: int, now: datetime | None = None) -> dict
     pending = db.session.scalar(select(func.count()).select_from(Case).where(
         Case.tournament_id == t.id, Case.kind == "discrepancy", Case.round == n - 1, Case.status == "open"))
     return {**pub, "pending_reports": pending or 0}
+
+
+def discard_draft(t: Tournament, r: Round, actor: str, version) -> None:
+    check_version(t, version)
+    if r.status != "draft":
+        raise ServiceError(_("Only a draw that is not published can be discarded."))
+    db.session.delete(r)
+    bump(t)
+    audit("round.discard", actor, {"round": r.number}, t.id)
 
 
 def seat_of(r: Round, start_no: int) -> tuple[RoundTable, int] | None:
@@ -361,8 +361,8 @@ def close_round(t: Tournament, r: Round, actor: str, version) -> None:
             pass
     bump(t)
     audit("round.close", actor, {"round": r.number}, t.id)
+    chain.publish_head(t.id, f"round-{r.number}", own_transaction=False)  # SEM-C9: the standings are out
 
 
 def points_json(points) -> list[str] | None:
     return [str(Fraction(p)) for p in points] if points is not None else None
-    chain.publish_head(t.id, f"round-{r.number}", own_transaction=False)  # SEM-C9: the standings are out
