@@ -122,6 +122,22 @@ def test_sem_c11_desk_refuses_impossible_sums_also_when_the_total_is_wrong(app):
         assert pv.wrong_total and any(pos == 1 for _c, pos, _s in pv.impossible)
 
 
+def test_sem_c11_desk_correction_proposal_checks_the_sums_as_they_would_count(app):
+    """The SEM-C4 proposal from the desk applies the same SEM-C5 and C11 checks as a
+    first entry: 60 / -20 / -5 is refused, not proposed as 55 / -20 / -5."""
+    tid = make_tournament(app, 9)
+    with app.app_context(), force_locale("en"):
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        tab = r.tables[0]
+        rounds.record_sheet(t, tab, [D(10), D(10), D(10)], "test")
+        with pytest.raises(ServiceError, match="SEM-C11"):
+            results.propose_desk_correction(t, tab, ["60", "-20", "-5"], "test", base_version=tab.sheet.version,
+                                            correct_total=True, note="last game", reason="typed wrong")
+        assert [s.version for s in tab.sheets] == [1]
+
+
 def test_sem_c5_desk_preview_says_tied_winners_share_the_difference(app):
     tid = make_tournament(app, 9)
     with app.app_context(), force_locale("en"):

@@ -422,19 +422,7 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
               else None, "ended": extra.get("ended"), "premium_games": extra.get("premium_games") or None}
     entered = None
     if not dq:
-        blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
-        if blocking and blocking[0].code == "total":
-            if not correct_total:
-                raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
-                                     t=tab.number, total=f"{sum(sums):.2f}",
-                                     exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
-            entered = [f"{s:.2f}" for s in sums]
-            sums = list(administrative_correction(rs, sums))
-        elif blocking:
-            h = blocking[0]
-            raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
-                                 "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
-                                 p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
+        sums, entered = round_service.counted_sums(rs, tab, sums, correct_total)
     new_sums = [f"{s:.2f}" for s in sums]
     same_fields = all(fields[k] == (getattr(current, k) or None) for k in fields)
     if new_sums == list(current.sums) and dq == list(current.disqualified or ()) and same_fields:

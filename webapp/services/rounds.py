@@ -265,6 +265,30 @@ def parse_sums(values, n: int) -> list[Decimal]:
     return sums
 
 
+def counted_sums(rs, tab: RoundTable, sums: list[Decimal], correct_total: bool
+                 ) -> tuple[list[Decimal], list[str] | None]:
+    """The sums of a sheet without a disqualification as they count, and the sums
+    as written when the SEM-C5 administrative correction changed them (else None).
+    A wrong total is refused unless `correct_total`; SEM-C11 holds for the sums
+    as they count: 60 / -20 / -5 is not stored as 55 / -20 / -5."""
+    entered = None
+    blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
+    if blocking and blocking[0].code == "total":
+        if not correct_total:
+            raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
+                                 t=tab.number, total=f"{sum(sums):.2f}",
+                                 exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
+        entered = [f"{s:.2f}" for s in sums]
+        sums = list(administrative_correction(rs, sums))
+        blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
+    if blocking:
+        h = blocking[0]
+        raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
+                             "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
+                             p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
+    return sums, entered
+
+
 def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str, *, source: str = "paper",
                  correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
                  replace_version: int | None = None, entered_sums: list | None = None,
@@ -303,21 +327,8 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     if problem:
         raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     if not dq:
-        blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
-        if blocking and blocking[0].code == "total":
-            if not correct_total:
-                raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
-                                     t=tab.number, total=f"{sum(sums):.2f}",
-                                     exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
-            entered = [f"{s:.2f}" for s in sums]
-            sums = list(administrative_correction(rs, sums))
-            # SEM-C11 holds for the sums as they count: 60 / -20 / -5 is not 55 / -20 / -5
-            blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
-        if blocking:
-            h = blocking[0]
-            raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
-                                 "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
-                                 p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
+        sums, corrected_from = counted_sums(rs, tab, sums, correct_total)
+        entered = corrected_from or entered
     if current is not None:
         current.status = "superseded"
     # pending and disputed phone sheets hold version numbers too (services/sheets.py)
