@@ -60,11 +60,11 @@ def timed_get(client, path: str, profile: bool):
 
 
 def clear_render_caches() -> None:
-    from webapp.views import render_cache
+    from webapp.services.cache import VersionedCache
     from webapp.views.public import standings
 
     for value in vars(standings).values():
-        if isinstance(value, render_cache.VersionedCache):
+        if isinstance(value, VersionedCache):
             value.clear()
 
 

@@ -26,7 +26,7 @@ from flask.sessions import SecureCookieSessionInterface
 from flask_babel import get_locale
 
 from . import i18n
-from .views.render_cache import VersionedCache
+from .services.cache import VersionedCache
 
 YEAR = 365 * 24 * 3600
 BODIES = VersionedCache(256, max_bytes=24 * 1024 * 1024)  # a 420-player standings page is 300 KB

@@ -174,7 +174,7 @@ def test_static_files_have_content_hashed_urls_long_max_age_and_content_etags(ap
 
 
 def test_kept_bodies_are_bounded_by_their_size_too():
-    from webapp.views.render_cache import VersionedCache
+    from webapp.services.cache import VersionedCache
 
     cache = VersionedCache(10, max_bytes=100)
     for k in "abc":

@@ -1,11 +1,13 @@
 """The render cache behind the standings pages."""
 from __future__ import annotations
 
+import ast
 import threading
 import time
+from pathlib import Path
 
 from tests.helpers import make_tournament, play_round, text
-from webapp.views.render_cache import VersionedCache
+from webapp.services.cache import VersionedCache
 
 
 def test_concurrent_misses_make_the_value_once():
@@ -71,3 +73,18 @@ def test_a_version_bump_alone_reuses_the_rendered_table(app, op):
         db.session.commit()
     assert "Renamed Player" in text(op.get(f"/t/{tid}/standings")) and len(TABLES._data) == 2
     TABLES.clear()
+
+
+def test_services_import_nothing_from_the_views():
+    """DESIGN.md's layers: views call services, never the other way (the cache class lives in services/cache.py)."""
+    services = Path(__file__).resolve().parents[2] / "webapp" / "services"
+    upward = []
+    for path in sorted(services.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                name = "." * node.level + (node.module or "")
+                if name.startswith("..views") or name.startswith("webapp.views"):
+                    upward.append(f"{path.name}: from {name}")
+            elif isinstance(node, ast.Import):
+                upward += [f"{path.name}: import {a.name}" for a in node.names if a.name.startswith("webapp.views")]
+    assert upward == []

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from ..extensions import db
 from ..models import Federation, Season, SeasonTournament
 from ..services import csvsafe, federation as svc
-from .render_cache import VersionedCache
+from ..services.cache import VersionedCache
 
 bp = Blueprint("seasons", __name__, url_prefix="/seasons")
 PAGES = VersionedCache(64)

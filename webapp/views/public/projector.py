@@ -18,10 +18,10 @@ from ...models import RoundTable, Sheet
 from ...extensions import htmx
 from ...rules.report import standings_report
 from ...services import chain
+from ...services.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
 from ...services.rounds import current_round, tables_in
-from ..render_cache import VersionedCache
 from ..table import clock_context, players_by_no, seats
 from . import bp
 

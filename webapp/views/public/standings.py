@@ -13,8 +13,8 @@ from ... import caching
 from ...extensions import db, htmx
 from ...models import Round, RoundTable, Sheet, Tournament
 from ...services import chain, results as svc
+from ...services.cache import VersionedCache
 from ...services.common import ServiceError, get_tournament
-from ..render_cache import VersionedCache
 from ..table import player_receipts
 from . import bp
 

@@ -1,4 +1,6 @@
-"""A small in-process cache for pages that hundreds of phones poll (standings).
+"""A small in-process cache for pages that hundreds of phones poll (standings) and for
+the federation's season reports: pure Python (threading only), below the services and
+the views that both use it.
 
 Keys include the tournament's version, which every change bumps, so an entry
 is never stale: a new version simply misses and the old entry ages out.
