@@ -561,3 +561,77 @@ def test_sem_a6_historical_table_over_two_seasons(fed_app, pushes):
         got = {p["id"]: p["points"] for p in svc.historical_table(second)["players"]}
         assert got == expected
         assert max(t1.values()) != max(t2.values())  # the coefficient is not 1 for one of them
+
+
+def test_sem_a6_historical_clubs_table_over_two_seasons_on_the_page_print_and_csv(fed_app, pushes, tmp_path):
+    """SEM-A6 for clubs: the historical page shows, beside the individuals' table, each club's first-season
+    points plus its second-season points × (highest club total of both seasons / the second's highest),
+    the club totals being `listok season` (the engine) on each season's files; the same in the print
+    view and the clubs' CSV, which revalidates with its ETag."""
+    from fractions import Fraction
+
+    from webapp.extensions import db
+    from webapp.models import Season
+    from webapp.rules.season import historical_points
+    from webapp.services import federation as svc
+
+    ids = setup_federation(fed_app)
+    files = {1: [], 2: []}
+    with fed_app.app_context():
+        first = db.session.get(Season, ids["season"])
+        first.ends = date(2026, 6, 30)
+        second = Season(federation_id=ids["federation"], ruleset="sem", name="2027", starts=date(2026, 7, 1))
+        db.session.add(second)
+        db.session.flush()
+        for i, body in enumerate(pushes):
+            svc.receive(body["file"], season=first if i < 6 else second, venue=None, source="import", actor="t")
+            path = tmp_path / f"t{i:02d}.json"
+            path.write_text(body["file"], encoding="utf-8")
+            files[1 if i < 6 else 2].append(str(path))
+        db.session.commit()
+        sids = (first.id, second.id)
+        c1 = {c["club"]: c["points"] for c in cli("season", *files[1])["clubs"]}
+        c2 = {c["club"]: c["points"] for c in cli("season", *files[2])["clubs"]}
+        expected = {k: Fraction(v) for k, v in c1.items()}
+        for k, v in historical_points(c2, max(c1.values())).items():
+            expected[k] = expected.get(k, Fraction(0)) + v
+        assert max(c1.values()) != max(c2.values())  # the second season's coefficient is not 1
+        assert {c["club"]: c["points"] for c in svc.historical_table(first)["clubs"]} == c1
+        got = svc.historical_table(second)["clubs"]
+        assert {c["club"]: c["points"] for c in got} == expected
+        assert [c["place"] for c in got] == list(range(1, len(expected) + 1))
+        assert [c["points"] for c in got] == sorted(expected.values(), reverse=True)
+    shown = [(c["place"], c["club"], f"{float(c['points']):.2f}") for c in got]
+    anon = fed_app.test_client()
+    anon.set_cookie("lang", "en")
+    for path in (f"/seasons/{sids[1]}/historical", f"/seasons/{sids[1]}/historical/print"):
+        html = anon.get(path).get_data(as_text=True)
+        tables = html.split('<table class="data season-table"')[1:]
+        assert len(tables) == 2, path  # the individuals' table, then the clubs'
+        assert 'aria-label="Clubs"' in tables[1] and 'data-col="name"' in tables[0]
+        assert [(int(p), club, pts) for p, club, pts in _cells(tables[1], ("place", "club", "points"))] == shown
+    r = anon.get(f"/seasons/{sids[1]}/historical-clubs.csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    rows = list(csv.reader(io.StringIO(r.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+    assert rows[0] == ["Place", "Club", "Points"]
+    assert [(int(p), club, pts.replace(",", ".")) for p, club, pts in rows[1:]] == shown
+    assert anon.get(f"/seasons/{sids[1]}/historical-clubs.csv",
+                    headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    assert anon.get(f"/seasons/{sids[1]}/historical-clubs").status_code == 404  # a CSV of the page, not a tab
+    first_page = anon.get(f"/seasons/{sids[0]}/historical").get_data(as_text=True)
+    assert [(club, float(pts)) for _p, club, pts in _cells(first_page.split('aria-label="Clubs"')[1],
+                                                          ("place", "club", "points"))] == \
+        [(c, float(v)) for c, v in sorted(c1.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _cells(html: str, cols: tuple) -> list[tuple]:
+    """The table's rows (up to its end) as tuples of the named columns' text."""
+    import re
+
+    body = html.split("</table>", 1)[0]
+    out = []
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
+        cells = dict(re.findall(r'data-col="(\w+)">(?:<b>)?(.*?)(?:</b>)?</td>', row, re.S))
+        if cells:
+            out.append(tuple(cells[c] for c in cols))
+    return out

@@ -1,5 +1,5 @@
 """Public season pages of the federation server (issue 12): the individual table (SEM-A4),
-clubs (SEM-A5, B3), the rating list (SEM-B1), historical tables (SEM-A6), each tournament's
+clubs (SEM-A5, B3), the rating list (SEM-B1), historical tables of players and clubs (SEM-A6), each tournament's
 results, and the ČSM league tables (CSM-6); every one as a page, a printable page and CSV.
 
 Anonymous GETs set no cookie and carry an ETag made of the season's version (bumped by every
@@ -23,6 +23,7 @@ from ..services.cache import VersionedCache
 bp = Blueprint("seasons", __name__, url_prefix="/seasons")
 PAGES = VersionedCache(64)
 KINDS = ("players", "clubs", "rating", "historical")
+CSV_KINDS = KINDS + ("historical-clubs",)  # the historical page's second table (SEM-A6 clubs)
 TITLES = {"players": _l("Season table"), "clubs": _l("Clubs"), "rating": _l("Rating list"),
           "historical": _l("Historical table"), "tournaments": _l("Tournaments")}
 
@@ -97,6 +98,9 @@ def table(s: Season, kind: str) -> dict:
         cols = [("place", _l("Place"), "num"), ("name", _l("Name"), ""), ("points", _l("Points"), "num strong"),
                 ("seasons", _l("Seasons"), "num hide-narrow")]
         rows = [{**p, "points": f"{float(p['points']):.2f}"} for p in hist["players"]]
+    elif kind == "historical-clubs":
+        cols = [("place", _l("Place"), "num"), ("club", _l("Club"), ""), ("points", _l("Points"), "num strong")]
+        rows = [{**c, "points": f"{float(c['points']):.2f}"} for c in svc.historical_table(s)["clubs"]]
     else:
         abort(404)
     return {"columns": cols, "rows": rows}
@@ -150,10 +154,11 @@ def _page(s: Season, kind: str, printable: bool, extra: dict | None = None, make
 
     def make():
         data = make_table() if make_table else table(s, kind)
+        more = [(_l("Clubs"), table(s, "historical-clubs"), "historical-clubs")] if kind == "historical" else []
         fed = db.session.get(Federation, s.federation_id)
         return render_template("seasons/table.html", s=s, fed=fed, kind=kind, data=data, printable=printable,
                                title=extra.get("title") if extra else TITLES[kind], kinds=KINDS, titles=TITLES,
-                               extra=extra or {})
+                               extra=extra or {}, more=more)
     return _cacheable(Response(PAGES.get_or_make(key, make)), etag)
 
 
@@ -178,7 +183,7 @@ def season_print(sid: int, kind: str):
 
 @bp.get("/<int:sid>/<kind>.csv")
 def season_csv(sid: int, kind: str):
-    if kind not in KINDS:
+    if kind not in CSV_KINDS:
         abort(404)
     s = _season(sid)
     etag = _etag(s, kind + ":csv")
