@@ -79,6 +79,64 @@ def test_the_last_admin_cannot_lock_everyone_out(app):
     assert boss.get("/admin/").status_code == 200
 
 
+def test_server_admin_moves_an_account_between_venues(app):
+    """Issue 12 tenancy: the server's admin sets an account's venue from a select of venues; the account's
+    assignments to the old venue's tournaments go, its sessions end, the move is in the server log; a
+    venue that does not exist is named as the wrong field; the only admin of the whole server cannot
+    join a venue (nobody would manage every account)."""
+    from webapp.extensions import db
+    from webapp.models import Assignment, AuditEntry, Tournament, User, Venue
+
+    ta = make_tournament(app, name="SEM A - Alphaville")
+    tb = make_tournament(app, name="SEM B - Betatown", seed=5)
+    uid = make_user(app, "anna", everywhere=False)
+    with app.app_context():
+        va, vb = Venue(name="Alphaville"), Venue(name="Betatown")
+        db.session.add_all([va, vb])
+        db.session.flush()
+        db.session.get(Tournament, ta).venue_id, db.session.get(Tournament, tb).venue_id = va.id, vb.id
+        anna = db.session.get(User, uid)
+        anna.venue_id = va.id
+        db.session.add(Assignment(user_id=uid, tournament_id=ta))
+        db.session.commit()
+        va_id, vb_id = va.id, vb.id
+    boss = admin_client(app)
+    anna_client = app.test_client()
+    login(anna_client, "anna")
+    assert "Alphaville" in text(anna_client.get("/operator/"))
+    page = boss.get(f"/admin/user/{uid}").get_data(as_text=True)
+    assert 'name="venue"' in page and f'<option selected value="{va_id}">Alphaville</option>' in page
+    assert f'<option value="{vb_id}">Betatown</option>' in page
+    assert "Alphaville" in text(boss.get("/admin/"))  # the accounts list names each account's venue
+    r = boss.post(f"/admin/user/{uid}/venue", data={"venue": str(vb_id)})
+    assert r.status_code == 302
+    assert "anna now belongs to the venue Betatown." in text(boss.get(r.headers["Location"]))
+    with app.app_context():
+        assert db.session.get(User, uid).venue_id == vb_id
+        assert db.session.scalars(select(Assignment).where(Assignment.user_id == uid)).all() == []
+        entry = db.session.scalars(select(AuditEntry).where(AuditEntry.action == "user.venue")).one()
+        assert entry.tournament_id is None and entry.payload["from"] == "Alphaville" \
+            and entry.payload["to"] == "Betatown"
+    assert anna_client.get("/operator/").status_code == 302  # signed out: what the account sees changed
+    login(anna_client, "anna")
+    assert "Alphaville" not in text(anna_client.get("/operator/"))
+    assert anna_client.get(f"/operator/t/{ta}").status_code in (403, 404)
+    r = boss.post(f"/admin/user/{uid}/venue", data={"venue": "99999"})
+    assert r.status_code == 422 and "Not a valid choice" in text(r)
+    with app.app_context():
+        assert db.session.get(User, uid).venue_id == vb_id
+    assert boss.post(f"/admin/user/{uid}/venue", data={"venue": ""}).status_code == 302
+    with app.app_context():
+        assert db.session.get(User, uid).venue_id is None
+        boss_id = db.session.scalar(select(User.id).where(User.username == "boss"))
+    r = boss.post(f"/admin/user/{boss_id}/venue", data={"venue": str(va_id)})
+    assert r.status_code == 422 and "only admin of the whole server" in text(r)
+    make_user(app, "second-boss", role="admin")
+    assert boss.post(f"/admin/user/{boss_id}/venue", data={"venue": str(va_id)}).status_code == 302
+    with app.app_context():
+        assert db.session.get(User, boss_id).venue_id == va_id
+
+
 def test_non_admins_get_no_admin_page(op):
     assert op.get("/admin/").status_code == 403
 

@@ -31,6 +31,7 @@ PUBLIC = {
     "sync.submit_sheet": "phones' API: table token and the players' PINs are the credentials",
     "sync.check_pin": "phones' API: table token and PIN",
     "sync.table": "phones' API: table token",
+    "sync.preview": "phones' API: table token (computes, stores nothing)",
     "sync.publish_draft": "phones' API: table token and PIN",
     "sync.sign_draft": "phones' API: table token and PIN",
     "static": "CSS, JavaScript, icons",
@@ -41,6 +42,7 @@ SELF = {"auth.logout", "auth.change_password"}  # one's own session and password
 OPERATOR_DESK = {"operator.index", "operator.create_tournament", "operator.import_file",  # no tournament in the path
                  "operator.season_copy", "operator.season_copy_import", "operator.season_download"}
 ADMIN_OWN_VENUE = {"admin.users", "admin.create_user"}  # a venue's admin: the venue's accounts, no other's
+SERVER_ADMIN_ONLY = {"admin.set_venue"}  # moving an account between venues: not even a venue's admin for its own
 REFEREE_TOO = {  # operator pages a referee of the tournament may open too
     "operator.discipline": "referees give cards and disqualify (SEM-D, SEM-E)",
     "operator.discipline_action": "the same, recording them",
@@ -59,6 +61,8 @@ def allowed(endpoint: str, role: str) -> bool:
         return role == "referee_a"
     if role == "admin" or endpoint in SELF:
         return True
+    if endpoint in SERVER_ADMIN_ONLY:
+        return False
     if role == "admin_b":  # the admin of venue B (issue 12 tenancy): nothing of venue A
         return endpoint in ADMIN_OWN_VENUE or endpoint in OPERATOR_DESK or endpoint == "referee.queue"
     if endpoint.startswith("admin."):
@@ -219,6 +223,31 @@ def test_operator_who_creates_a_tournament_is_assigned(app, world):
     assert clients["operator_b"].get(r.headers["Location"]).status_code == 200
     assert clients["operator_a"].get(r.headers["Location"]).status_code == 404
     assert "Gammaburg" not in text(clients["operator_a"].get("/operator/"))
+
+
+def test_only_the_server_admin_moves_an_account_between_venues(app, world):
+    """A venue's admin cannot move even its own venue's account (403, nothing changed, the page says who
+    can) nor reach another venue's (404); its page of the account shows the venue without a select.
+    The server's admin moves the account, and the venue's admin no longer lists it."""
+    from webapp.extensions import db
+    from webapp.models import User, Venue
+
+    clients = world["clients"]
+    with app.app_context():
+        own = db.session.scalar(select(User.id).where(User.username == "operator_b"))
+        va = db.session.scalar(select(Venue.id).where(Venue.name == "Alphaville"))
+    before = snapshot(app)
+    r = clients["admin_b"].post(f"/admin/user/{own}/venue", data={"venue": str(va)})
+    assert r.status_code == 403 and "Only the server's admin moves an account to another venue" in text(r)
+    r = clients["admin_b"].post(f"/admin/user/{world['args']['uid']}/venue", data={"venue": ""})
+    assert r.status_code == 404
+    assert snapshot(app) == before
+    page = clients["admin_b"].get(f"/admin/user/{own}").get_data(as_text=True)
+    assert "Betatown" in page and 'name="venue"' not in page
+    assert 'name="venue"' in clients["admin"].get(f"/admin/user/{own}").get_data(as_text=True)
+    assert clients["admin"].post(f"/admin/user/{own}/venue", data={"venue": str(va)}).status_code == 302
+    assert "operator_b" not in text(clients["admin_b"].get("/admin/"))
+    assert clients["admin_b"].get(f"/admin/user/{own}").status_code == 404
 
 
 # --------------------------------------------------------------------------- the federation server (issue 12)

@@ -71,3 +71,14 @@ def set_assignments(user: User, tournament_ids_: set[int]) -> None:
                                                 Assignment.tournament_id.not_in(tournament_ids_)))
     for tid in sorted(tournament_ids_):
         assign(user, tid)
+
+
+def move_to_venue(user: User, venue_id: int | None) -> None:
+    """`user` now belongs to `venue_id` (issue 12 tenancy): assignments to another venue's
+    tournaments go, and so does every session (what the account may see changed)."""
+    user.venue_id = venue_id
+    venue = Tournament.venue_id.is_(None) if venue_id is None else Tournament.venue_id == venue_id
+    keep = set(db.session.scalars(select(Assignment.tournament_id).join(
+        Tournament, Tournament.id == Assignment.tournament_id).where(Assignment.user_id == user.id, venue)))
+    set_assignments(user, keep)
+    user.end_sessions()

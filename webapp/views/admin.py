@@ -1,4 +1,4 @@
-"""The admin's page: accounts (create, role, deactivate, reset password) and
+"""The admin's page: accounts (create, role, venue, deactivate, reset password) and
 which tournaments each operator and referee works at."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from wtforms import PasswordField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Regexp
 
 from ..extensions import db
-from ..models import ROLES, Assignment, Tournament, User
+from ..models import ROLES, Assignment, Tournament, User, Venue
 from ..services import access
 from ..services.common import audit
 from .auth import MIN_PASSWORD, admin_required, end_sessions
@@ -38,6 +38,15 @@ class UserForm(FlaskForm):
 
 class RoleForm(FlaskForm):
     role = _role_field()
+
+
+class VenueForm(FlaskForm):
+    venue = SelectField(_l("Venue"), choices=[])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.venue.choices = [("", _l("No venue"))] + [
+            (str(v.id), v.name) for v in db.session.scalars(select(Venue).order_by(Venue.name))]
 
 
 class PasswordForm(FlaskForm):
@@ -70,7 +79,8 @@ def _mine(u: User) -> bool:
 def _users_page(form: UserForm, status: int = 200):
     users = [u for u in db.session.scalars(select(User).order_by(User.username)) if _mine(u)]
     counts = dict(db.session.execute(select(Assignment.user_id, func.count()).group_by(Assignment.user_id)).all())
-    return render_template("admin/users.html", users=users, counts=counts, form=form,
+    venues = dict(db.session.execute(select(Venue.id, Venue.name)).all())
+    return render_template("admin/users.html", users=users, counts=counts, form=form, venues=venues,
                            role_labels=ROLE_LABELS), status
 
 
@@ -99,14 +109,16 @@ def create_user():
     return _users_page(form, 422)
 
 
-def _user_page(u: User, *, role_form=None, password_form=None, error=None, status=200):
+def _user_page(u: User, *, role_form=None, password_form=None, venue_form=None, error=None, status=200):
     tournaments = db.session.scalars(access.visible_tournaments(current_user).where(Tournament.venue_id.is_(
         None) if u.venue_id is None else Tournament.venue_id == u.venue_id)
         .order_by(Tournament.date.desc(), Tournament.id.desc())).all()
     assigned = set(db.session.scalars(select(Assignment.tournament_id).where(Assignment.user_id == u.id)))
     return render_template("admin/user.html", u=u, tournaments=tournaments, assigned=assigned, error=error,
                            role_form=role_form or RoleForm(role=u.role), password_form=password_form or PasswordForm(),
-                           role_labels=ROLE_LABELS), status
+                           venue_form=venue_form or VenueForm(venue=str(u.venue_id or "")),
+                           venue=db.session.get(Venue, u.venue_id) if u.venue_id else None,
+                           server_admin=access.is_server_admin(current_user), role_labels=ROLE_LABELS), status
 
 
 @bp.get("/user/<int:uid>")
@@ -136,6 +148,40 @@ def set_role(uid: int):
     audit("user.role", _actor(), {"user": u.username, "from": old, "to": u.role})
     db.session.commit()
     flash(_("%(name)s is now: %(role)s.", name=u.username, role=ROLE_LABELS[u.role]), "success")
+    return redirect(url_for(".user", uid=u.id))
+
+
+def _last_server_admin(u: User) -> bool:
+    """Would `u` joining a venue leave no active admin of the whole server?"""
+    if not (access.is_server_admin(u) and u.active):
+        return False
+    return db.session.scalar(select(func.count()).select_from(User).where(
+        User.role == "admin", User.active.is_(True), User.venue_id.is_(None), User.federation_id.is_(None),
+        User.id != u.id)) == 0
+
+
+@bp.post("/user/<int:uid>/venue")
+def set_venue(uid: int):
+    """Only the server's admin moves an account between venues; a venue's admin keeps to its own."""
+    u = _user(uid)
+    if not access.is_server_admin(current_user):
+        return _user_page(u, status=403, error=_(
+            "Only the server's admin moves an account to another venue. Ask them if this account must move."))
+    form = VenueForm()
+    if not form.validate_on_submit():
+        return _user_page(u, venue_form=form, status=422)
+    venue = db.session.get(Venue, int(form.venue.data)) if form.venue.data else None
+    if venue is not None and _last_server_admin(u):
+        return _user_page(u, venue_form=form, status=422, error=_(
+            "This is the only admin of the whole server: make another account of no venue admin first."))
+    if (venue.id if venue else None) != u.venue_id:
+        old = db.session.get(Venue, u.venue_id) if u.venue_id else None
+        access.move_to_venue(u, venue.id if venue else None)
+        audit("user.venue", _actor(), {"user": u.username, "from": old.name if old else None,
+                                       "to": venue.name if venue else None})
+        db.session.commit()
+    flash(_("%(name)s now belongs to the venue %(venue)s.", name=u.username, venue=venue.name) if venue
+          else _("%(name)s now belongs to no venue.", name=u.username), "success")
     return redirect(url_for(".user", uid=u.id))
 
 
