@@ -209,3 +209,37 @@ def test_phone_pages_are_accessible(venue, phone, lang):
 
     report = [f"{name}: {p}" for name, problems in found.items() for p in problems]
     assert not report, "\n".join(report)
+
+
+# --------------------------------------------------------------------------- the federation's public pages (issue 12)
+
+from tests.browser.test_season_pages import federation_server  # noqa: E402,F401  (the fixture)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_season_pages_are_accessible(federation_server, phone, lang):
+    """The federation server's public season pages at 360 px: the list of seasons, the season table
+    (SEM-A4), clubs (SEM-A5), the rating list (SEM-B1), the historical tables of players and clubs
+    (SEM-A6) and their print view, the received tournaments and one tournament's results."""
+    base, sid = federation_server
+    pages = {
+        "seasons": "/seasons/",
+        "season table": f"/seasons/{sid}/",
+        "clubs": f"/seasons/{sid}/clubs",
+        "rating list": f"/seasons/{sid}/rating",
+        "historical tables": f"/seasons/{sid}/historical",
+        "historical tables, print": f"/seasons/{sid}/historical/print",
+        "tournaments": f"/seasons/{sid}/tournaments",
+    }
+    found = {}
+    for name, path in pages.items():
+        phone.goto(f"{base}{path}?lang={lang}")
+        expect(phone.locator("main")).to_be_visible()
+        found[name] = check(phone, lang)
+    phone.goto(f"{base}/seasons/{sid}/tournaments?lang={lang}")
+    link = phone.locator(f"main a[href*='/seasons/{sid}/t/']").first
+    phone.goto(base + link.get_attribute("href").split("?")[0] + f"?lang={lang}")
+    expect(phone.locator("table.season-table")).to_be_visible()
+    found["a tournament's results"] = check(phone, lang)
+    report = [f"{name}: {p}" for name, problems in found.items() for p in problems]
+    assert not report, "\n".join(report)
