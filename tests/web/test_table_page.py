@@ -89,9 +89,11 @@ def test_sheet_page_has_the_entry_form_signing_and_the_data_its_script_needs(app
     assert data["total_cents"] == 3000 and data["place_points"] == [5, 3, 1]
     assert data["protocol"] == "listok-sheet/1" and data["sheet"] is None
     assert data["api"] == {"sheets": "/api/v1/sheets", "pin": "/api/v1/pin", "table": "/api/v1/table",
-                           "drafts": "/api/v1/drafts", "signatures": "/api/v1/signatures"}
+                           "drafts": "/api/v1/drafts", "signatures": "/api/v1/signatures", "preview": "/api/v1/preview"}
     assert data["sw"] == "/sw.js"
-    assert data["money"] == {"decimal": ".", "group": ",", "template": "€{}"}
+    assert data["money"] == {"decimal": ".", "group": ",", "template": "€{}", "whole": False}
+    assert data["rules"] == {"result_kind": "money", "currency": "EUR", "table_size": 3, "negative_note": True,
+                             "keeper": None, "premium_line": None, "table_points": True}
     strings = json_block(page, "sheet-strings")
     assert strings["sent"] == "Sent — receipt %(receipt)s" and all(isinstance(v, str) and v for v in strings.values())
 

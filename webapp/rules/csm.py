@@ -76,6 +76,7 @@ class CSM(RuleSet):
     currency = "ZB"
     total_rule = "CSM-2"
     max_tables_of_3 = 3  # CSM-1 (II.2)
+    premium_line = PREMIUM_LINE
 
     def sheet_keeper(self, values=None) -> int:
         """CSM-3: the scorekeeper; position 1 unless a lot (II.3) names another."""

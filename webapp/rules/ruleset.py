@@ -84,6 +84,8 @@ class RuleSet:
     final_size: int | None = None  # a final at one table after the Swiss rounds (TH-2)
     # SEM-C10: a closed round's sheet corrected after publication (kinds a/b/c, fee)
     published_corrections: bool = False
+    # CSM-3: games worth this many points or more get a line of their own on the sheet (None: no such lines)
+    premium_line: int | None = None
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

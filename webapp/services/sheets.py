@@ -22,7 +22,7 @@ from sqlalchemy import select
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
                       Submission as SubmissionRow, Tournament)
-from ..rules.points import sheet_hints
+from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain, rule_texts
@@ -324,12 +324,17 @@ def _check_ruleset_fields(rs, tab: RoundTable, c: protocol.Content) -> None:
             raise invalid("bad-ruleset-field", message, field=f"content.{name}")
     if rs.result_kind == "score" and [x * 100 for x in c.scores] != list(c.sums_cents):
         raise invalid("bad-ruleset-field", _("The scores and the sums of the sheet differ."), field="content.scores")
-    games = [{"start_no": s, "game": g, "pb": pb, "signed_by": list(by)} for s, g, pb, by in c.premium_games or ()]
-    problem = rs.check_table(rules_table(tab.number, tab.players, SimpleNamespace(
-        sums=[cents_text(x) for x in c.sums_cents], points=None, disqualified=(), early=False,
-        scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended, premium_games=games)))
+    problem = rs.check_table(content_table(tab, c))
     if problem:
         raise invalid("ruleset", rule_texts.problem_text(problem), field="content")
+
+
+def content_table(tab: RoundTable, c: protocol.Content):
+    """A sheet's content as the engine's table result."""
+    games = [{"start_no": s, "game": g, "pb": pb, "signed_by": list(by)} for s, g, pb, by in c.premium_games or ()]
+    return rules_table(tab.number, tab.players, SimpleNamespace(
+        sums=[cents_text(x) for x in c.sums_cents], points=None, disqualified=(), early=False,
+        scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended, premium_games=games))
 
 
 def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:
@@ -562,7 +567,9 @@ def table_state(token: str, draft_hash: str | None = None) -> dict:
             "version": sheet.version, "receipt": sheet.receipt, "sums_cents": [text_cents(x) for x in sheet.sums],
             "status": sheet.status,
             # red pen: it replaced an earlier counted version, or SEM-C5 changed its sums
-            "corrected": sheet.entered_sums is not None or any(s.status == "superseded" for s in tab.sheets)},
+            "corrected": sheet.entered_sums is not None or any(s.status == "superseded" for s in tab.sheets),
+            **sheet_figures(rs, tab, sheet)},
+        "rules": rule_fields(rs, len(tab.players)),
         "draft": draft_state(tab, draft_hash),
         # issue 8.4: what became of the table's sheets since (a dispute, the referee, a correction)
         "open_cases": open_case_kinds(t, r, tab),
@@ -573,6 +580,62 @@ def open_case_kinds(t: Tournament, r: Round, tab: RoundTable) -> list[str]:
     return list(db.session.scalars(select(Case.kind).where(
         Case.tournament_id == t.id, Case.round == r.number, Case.table == tab.number,
         Case.status == "open").order_by(Case.id)))
+
+def rule_fields(rs, n_players: int) -> dict:
+    """What a phone needs to take this rule set's results (docs/SYNC.md "Rule sets"), as data: the
+    page's script names no rule set."""
+    return {"result_kind": rs.result_kind, "currency": rs.currency, "table_size": n_players,
+            "negative_note": rs.negative_sum_note, "keeper": rs.sheet_keeper(None),
+            "premium_line": rs.premium_line, "table_points": has_table_points(rs)}
+
+
+def has_table_points(rs) -> bool:
+    """Whether a table's results give its players points of their own (not CSM-4's field-wide BP)."""
+    return bool(rs.place_points) or rs.result_kind == "score"
+
+
+def _points(values) -> list:
+    return [None if p is None else float(p) for p in values]
+
+
+def figures(rs, table) -> dict:
+    """The numbers the server computes for a table's results: its points (SEM-C6, SMU-3, TH-3) or
+    ČSM's SB (CSM-2), and who keeps the sheet (SEM-C4, TH-6)."""
+    out: dict = {"keeper": rs.sheet_keeper(list(table.scores if table.scores is not None else table.sums))}
+    if has_table_points(rs):
+        out["points"] = _points(table_outcome(rs, table).points)
+    if rs.result_kind == "zb+pb" and table.scores is not None:
+        out["sb"] = [int(zb + pb) for zb, pb in zip(table.sums, table.scores)]
+    return out
+
+
+def sheet_figures(rs, tab: RoundTable, sheet: Sheet) -> dict:
+    """A stored sheet's rule-set fields and figures, for the phone's status box."""
+    if rs.result_kind == "money":
+        return {}  # the page computes money sheets' points itself, also offline
+    out = {k: v for k, v in (("scores", protocol.stored_field({"scores": sheet.scores}, "scores")),
+                             ("ended", sheet.ended), ("premium_games", sheet.premium_games)) if v is not None}
+    if "scores" in out:
+        out["scores"] = [int(Decimal(x)) for x in out["scores"]]
+    f = figures(rs, rules_table(tab.number, tab.players, sheet))
+    f.pop("keeper", None)
+    return {**out, **f}
+
+
+def preview(token: str, c: protocol.Content) -> Answer:
+    """POST /api/v1/preview: the points and the keeper the server computes for results being
+    entered on a phone, and the first reason it would refuse them; nothing is stored."""
+    check_for_token(c, *read_token(token))
+    t, _r, tab = token_table(token)
+    _check_players(tab, c)
+    rs = get_ruleset(t.ruleset)
+    problem = None
+    try:
+        _check_sums(t, tab, c)
+    except SyncRefusal as e:
+        problem = {"error": e.body.get("error"), "message": e.body.get("message"), "field": e.body.get("field")}
+    return Answer(200, {"status": "ok", "problem": problem, **figures(rs, content_table(tab, c))})
+
 
 
 # --------------------------------------------------------------------------- signing on one's own phone

@@ -340,6 +340,12 @@ def parse_draft(data) -> Draft:
                  content_hash=_hash(data["content_hash"], "content_hash"))
 
 
+def parse_preview(data) -> tuple[str, Content]:
+    """A `POST /api/v1/preview` body → (token, content): results being entered, not signed."""
+    _body(data, ("token", "content"))
+    return _str(data["token"], "token", MAX_TOKEN), parse_content(data["content"])
+
+
 @dataclass(frozen=True)
 class OwnSignature:
     """`POST /api/v1/signatures`: one player signs a draft on their own phone."""

@@ -113,6 +113,20 @@ def table():
         return _refusal(e)
 
 
+@bp.post("/preview")
+def preview():
+    """The server's points and checks for results being entered (nothing stored)."""
+    try:
+        token, content = protocol.parse_preview(_body())
+        answer = sheets.preview(token, content)
+    except protocol.ProtocolError as e:
+        return _refusal(sheets.from_protocol(e))
+    except sheets.SyncRefusal as e:
+        return _refusal(e)
+    db.session.rollback()
+    return _json(answer)
+
+
 def _store_once(parse, service):
     """Publishing a draft and signing it are idempotent: a request that lost a
     race to insert the same row answers what the winner stored."""

@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 from ..extensions import db
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..i18n import amount, money
+from ..i18n import amount, in_unit, money
 from ..services import sheets as sheet_service
 from ..services.rounds import ROUND_MINUTES, current_round, round_ends_at
 from ..services.tokens import TokenError, TokenExpired, read_table_token, table_token
@@ -118,19 +118,23 @@ def sheet(token: str):
     except sheet_service.SyncRefusal as e:
         return _refuse(e.body.get("message", ""), e.http_status)
     shown = sheet_service.shown_sheet(tab)
+    rs = get_ruleset(t.ruleset)
     data = {
         "protocol": PROTOCOL, "token": token, "tournament": t.id, "round": r.number, "table": tab.number,
         "players": [{"start_no": s.start_no, "name": s.name, "club": s.club, "position": s.position}
                     for s in table_seats],
         "total_cents": state["total_cents"], "cards_position": state["cards_position"],
-        "place_points": list(get_ruleset(t.ruleset).place_points.get(len(tab.players), ())),
-        "sheet": state["sheet"], "draft": state["draft"], "money": money_format(),
+        "place_points": list(rs.place_points.get(len(tab.players), ())),
+        "sheet": state["sheet"], "draft": state["draft"], "money": money_format(rs.currency, rs.result_kind),
+        "rules": state["rules"],
         "api": {"sheets": url_for("sync.submit_sheet"), "pin": url_for("sync.check_pin"),
+                "preview": url_for("sync.preview"),
                 "table": url_for("sync.table"), "drafts": url_for("sync.publish_draft"),
                 "signatures": url_for("sync.sign_draft")},
         "sw": url_for("table.service_worker"),
     }
-    return render_template("table/sheet.html", t=t, r=r, tab=tab, seats=table_seats,
+    return render_template("table/sheet.html", t=t, r=r, tab=tab, seats=table_seats, rs=rs,
+                           unit=unit_symbol(rs.currency),
                            cards=cards_seat(t, r, table_seats), sheet=shown, data=data, strings=phone_strings(),
                            total=Decimal(state["total_cents"] or 0).scaleb(-2), looks_insecure=looks_insecure(),
                            assets=SHEET_ASSETS,
@@ -150,11 +154,19 @@ def player_receipts(t: Tournament, start_no: int) -> list[dict]:
     return out
 
 
-def money_format() -> dict:
-    """How the page's script writes money in this language: the filters' own output, taken apart."""
+def money_format(currency: str | None = "EUR", result_kind: str = "money") -> dict:
+    """How the page's script writes a result in this language and the rule set's unit: the filters'
+    own output, taken apart; `whole` for whole numbers (ČSM's ZB, Thousand's score)."""
     sample = Decimal("1234.50")
     plain = amount(sample)
-    return {"decimal": plain[-3], "group": plain[1], "template": money(sample).replace(plain, "{}")}
+    shown = money(sample) if currency == "EUR" else in_unit(sample, currency)
+    return {"decimal": plain[-3], "group": plain[1], "template": shown.replace(plain, "{}"),
+            "whole": result_kind != "money"}
+
+
+def unit_symbol(currency: str | None) -> str:
+    """The unit beside an input field (€, Kč, ZB; nothing for a game score)."""
+    return "€" if currency == "EUR" else (currency or "")
 
 
 def looks_insecure() -> bool:
@@ -173,6 +185,25 @@ def phone_strings() -> dict:
         "points": _("%(points)s pts"),
         "not_amount": _("Not an amount"),
         "enter_all": _("Enter all three sums."),
+        "enter_all_n": _("Enter every player's result."),
+        "not_whole": _("Not a whole number"),
+        "checking": _("Checking the results with the server…"),
+        "choose_ended": _("Say how the game ended: a player reached 1000, or time ran out (TH-3)."),
+        "ended_win": _("How the game ended: a player reached 1000"),
+        "ended_time": _("How the game ended: time ran out"),
+        "sb": _("SB %(sb)s"),
+        "pb": _("PB %(pb)s"),
+        "premium_incomplete": _("Premium game %(n)s: choose the player, write the game and its PB, or remove the "
+                                "line."),
+        "premium_line": _("Premium game %(n)s: %(start_no)s %(name)s, %(game)s, %(pb)s PB; signed by %(by)s"),
+        "pg_title": _("Premium game %(n)s"),
+        "pg_player": _("Player"),
+        "pg_game": _("Game"),
+        "pg_pb": _("PB"),
+        "pg_by": _("Signed by the players of the game (CSM-3)"),
+        "pg_remove": _("Remove this game"),
+        "also_premium": _("also signs premium game %(n)s (CSM-3)"),
+        "keeper_sends": _("The best result at this table: %(name)s, who submits the sheet (TH-6)."),
         "total_short": _("%(missing)s is missing to the table total."),
         "total_over": _("%(over)s too much: the total must be exactly the table total."),
         "total_ok": _("The total is right."),

@@ -7,9 +7,12 @@
   var D = JSON.parse(document.getElementById("sheet-data").textContent);
   var S = JSON.parse(document.getElementById("sheet-strings").textContent);
   var N = D.players.length;
+  // what the table's rule set takes (docs/SYNC.md "Rule sets"): data from the server, no rule set named here
+  var R = D.rules || { result_kind: "money", negative_note: true, keeper: null, premium_line: null };
+  var KIND = R.result_kind;
   var Outbox = window.ListokOutbox;
   var state = { draft: null, item: null, result: null, server: D.sheet, pad: null, busy: false,
-    offer: D.draft || null, ownPad: null, entryChosen: false, pins: {} };
+    offer: D.draft || null, ownPad: null, entryChosen: false, pins: {}, preview: null, figs: {} };
   // PINs the server has not answered a proof for (offline), by start number: in memory only, until the
   // sheet goes to the outbox. Drafts never hold a PIN (docs/SYNC.md, "What a phone keeps").
   var POLL_SIGNING = 3000, POLL_IDLE = 10000;
@@ -33,7 +36,26 @@
     var whole = String(Math.floor(c / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, D.money.group);
     return whole + D.money.decimal + ("0" + (c % 100)).slice(-2);
   }
-  function money(cents) { return (cents < 0 ? "-" : "") + D.money.template.replace("{}", amount(cents)); }
+  function money(cents) {
+    if (D.money.whole && cents % 100 === 0) return (cents < 0 ? "-" : "") + D.money.template.replace("{}", String(Math.abs(cents / 100)));
+    return (cents < 0 ? "-" : "") + D.money.template.replace("{}", amount(cents));
+  }
+
+  /* A whole number (ZB, PB, a game score): "-35", "+5", "120"; null when empty; NaN when not one */
+  function parseWhole(text) {
+    var t = String(text || "").replace(/[\s\u00a0\u202f]/g, "").replace(/[\u2212\u2013]/g, "-");
+    if (!t) return null;
+    return /^[+-]?\d{1,7}$/.test(t) ? parseInt(t, 10) : NaN;
+  }
+  function isNumber(v) { return typeof v === "number" && !isNaN(v); }
+  /* An object with its keys sorted at every level: JSON.stringify then gives the canonical form */
+  function sortKeys(v) {
+    if (Array.isArray(v)) return v.map(sortKeys);
+    if (!v || typeof v !== "object") return v;
+    var out = {};
+    Object.keys(v).sort().forEach(function (k) { out[k] = sortKeys(v[k]); });
+    return out;
+  }
 
   /* "14,50", "14.5", "-1", "−3,20 €" → cents; null when empty; NaN when not an amount */
   function parseSum(text) {
@@ -65,12 +87,16 @@
 
   // ------------------------------------------------------------------ content and hash
 
-  function contentOf(sums, note, base) {
-    // keys in sorted order: JSON.stringify then gives the canonical form of docs/SYNC.md
-    return {
+  /* The signed content (docs/SYNC.md): the rule set's own keys only when it has them, as the server hashes it */
+  function contentOf(e, note, base) {
+    var c = {
       base_version: base, note: note, players: D.players.map(function (p) { return p.start_no; }),
-      protocol: D.protocol, round: D.round, sums_cents: sums, table: D.table, tournament: D.tournament
+      protocol: D.protocol, round: D.round, sums_cents: e.sums, table: D.table, tournament: D.tournament
     };
+    if (e.scores) c.scores = e.scores;
+    if (e.ended) c.ended = e.ended;
+    if (e.games && e.games.length) c.premium_games = e.games;
+    return sortKeys(c);
   }
   function hex(buf) {
     return Array.prototype.map.call(new Uint8Array(buf), function (b) { return (b + 0x100).toString(16).slice(1); }).join("");
@@ -224,11 +250,17 @@
   // ------------------------------------------------------------------ drafts
 
   function typedOf(cents) {
+    if (KIND !== "money") return String(cents / 100);
     return (cents < 0 ? "-" : "") + amount(cents).split(D.money.group).join("");
   }
   function newDraft(base) {
     return {
       token: D.token, typed: D.players.map(function (_p, i) { return base ? typedOf(base.sums_cents[i]) : ""; }),
+      pb: D.players.map(function (_p, i) { return base && base.scores && KIND === "zb+pb" ? String(base.scores[i]) : ""; }),
+      ended: (base && base.ended) || "",
+      games: ((base && base.premium_games) || []).map(function (g) {
+        return { start_no: g.start_no, game: g.game, pb: String(g.pb), signed_by: g.signed_by.slice() };
+      }),
       note: "", locked: false, content: null, content_hash: null, signatures: [],
       base_version: base ? base.version : 0, base_sums: base ? base.sums_cents : null
     };
@@ -246,6 +278,13 @@
     });
     return d;
   }
+  /* A draft an older page stored lacks the fields of other result kinds */
+  function filledIn(d) {
+    if (!d.pb) d.pb = D.players.map(function () { return ""; });
+    if (!d.games) d.games = [];
+    if (typeof d.ended !== "string") d.ended = "";
+    return d;
+  }
   var saveTimer = null;
   function saveDraft(now) {
     if (saveTimer) clearTimeout(saveTimer);
@@ -257,12 +296,79 @@
     return Promise.resolve();
   }
 
+  /* What is typed, as the content takes it: sums in cents (ZB, a score × 100), ČSM's PB and its lines of
+     games worth the rule set's premium line or more (CSM-3), Thousand's score and how the game ended (TH-3). */
   function entered() {
-    var sums = state.draft.typed.map(parseSum);
-    var complete = sums.every(function (s) { return typeof s === "number" && !isNaN(s); });
+    var d = state.draft;
+    var sums = d.typed.map(KIND === "money" ? parseSum : function (t) {
+      var v = parseWhole(t);
+      return isNumber(v) ? v * 100 : v;
+    });
+    var complete = sums.every(isNumber), scores = null, games = null, problem = "";
+    if (KIND === "zb+pb") {
+      scores = (d.pb || []).map(parseWhole);
+      complete = complete && scores.every(isNumber);
+      games = [];
+      (d.games || []).forEach(function (g, k) {
+        var pb = parseWhole(g.pb), game = (g.game || "").trim();
+        if (!g.start_no || !game || !isNumber(pb)) {
+          if (!problem) problem = fmt(S.premium_incomplete, { n: k + 1 });
+          return;
+        }
+        var by = D.players.map(function (p) { return p.start_no; }).filter(function (sn) {
+          return g.signed_by.indexOf(sn) >= 0;
+        });
+        games.push({ game: game, pb: pb, signed_by: by, start_no: g.start_no });
+      });
+    }
+    if (KIND === "score") scores = sums.map(function (v) { return isNumber(v) ? v / 100 : v; });
     var total = complete ? sums.reduce(function (a, b) { return a + b; }, 0) : null;
     var negative = complete && sums.some(function (s) { return s < 0; });
-    return { sums: sums, complete: complete, total: total, negative: negative };
+    return { sums: sums, scores: scores, games: games, ended: KIND === "score" ? (d.ended || null) : null,
+      complete: complete, total: total, negative: negative, problem: problem };
+  }
+
+  // ------------------------------------------------------------------ the server's figures
+
+  /* Points the page may compute itself: money sheets by the rule set's place points (also offline).
+     Every other result kind asks the server (POST /api/v1/preview), which applies the rule set. */
+  function localPoints(sums) {
+    return KIND === "money" && D.place_points.length === sums.length ? tablePoints(sums) : null;
+  }
+  function figuresKey(e) {
+    return JSON.stringify([e.sums, e.scores || null, e.ended || null, e.games && e.games.length ? e.games : null]);
+  }
+  var previewTimer = null;
+  function askPreview(e) {
+    var key = figuresKey(e);
+    if (state.preview && state.preview.key === key) return;
+    state.preview = { key: key, status: "pending" };
+    if (previewTimer) clearTimeout(previewTimer);
+    previewTimer = setTimeout(function () {
+      var content = contentOf(e, "", state.draft ? state.draft.base_version : 0);
+      var done = function (value) {
+        if (!state.preview || state.preview.key !== key) return;
+        value.key = key;
+        state.preview = value;
+        if (state.draft && !state.draft.locked) renderEntry();
+      };
+      api(D.api.preview, { token: D.token, content: content }, 5000).then(function (ans) {
+        var a = ans.data;
+        if (a && a.status === "ok") {
+          done({ status: "ok", points: a.points || null, sb: a.sb || null, keeper: a.keeper, problem: a.problem });
+        } else if (a && (ans.http === 400 || ans.http === 422)) {
+          done({ status: "ok", problem: a });
+        } else {
+          done({ status: "failed" });  // the server checks again when the sheet is sent
+        }
+      }, function () { done({ status: "failed" }); });
+    }, 250);
+  }
+  function figureText(figs, i) {
+    if (!figs) return "";
+    if (figs.points && figs.points[i] !== null && figs.points[i] !== undefined) return pointsText(figs.points[i]);
+    if (figs.sb) return fmt(S.sb, { sb: figs.sb[i] });
+    return "";
   }
 
   // ------------------------------------------------------------------ rendering
@@ -292,9 +398,13 @@
     return !!o && !o.sent && !state.entryChosen && !state.item && (!state.draft || isBlank(state.draft));
   }
 
-  function sumsTable(table, sums, base) {
+  /* A sheet's results as a table: sum (ZB, score), PB, points or SB; how the game ended and the premium-game
+     lines below. `figs`: the server's points or SB, where the page does not compute them itself. */
+  function sumsTable(table, shown, base, figs) {
     table.textContent = "";
-    var pts = tablePoints(sums);
+    var sums = shown.sums_cents, local = localPoints(sums);
+    figs = local ? { points: local } : (figs || (shown.points || shown.sb ? shown : state.figs[contentKey(shown)]));
+    var body = el("tbody");
     D.players.forEach(function (p, i) {
       var tr = el("tr");
       var who = el("td");
@@ -304,9 +414,28 @@
       if (base && base[i] !== sums[i]) sum.classList.add("red-pen");
       tr.appendChild(who);
       tr.appendChild(sum);
-      tr.appendChild(el("td", "num", pointsText(pts[i])));
-      table.appendChild(tr);
+      if (KIND === "zb+pb") tr.appendChild(el("td", "num pb-cell", shown.scores ? fmt(S.pb, { pb: shown.scores[i] }) : ""));
+      tr.appendChild(el("td", "num", figureText(figs, i)));
+      body.appendChild(tr);
     });
+    table.appendChild(body);
+    var foot = el("tfoot"), cols = KIND === "zb+pb" ? 4 : 3;
+    var line = function (text, cls) {
+      var tr = el("tr", cls), td = el("td", "", text);
+      td.colSpan = cols;
+      tr.appendChild(td);
+      foot.appendChild(tr);
+    };
+    if (shown.ended) line(shown.ended === "win" ? S.ended_win : S.ended_time, "ended-line");
+    (shown.premium_games || []).forEach(function (g, k) {
+      line(fmt(S.premium_line, { n: k + 1, start_no: g.start_no, name: nameOf(g.start_no), game: g.game, pb: g.pb,
+        by: g.signed_by.join(", ") }), "premium-line");
+    });
+    if (foot.childNodes.length) table.appendChild(foot);
+  }
+  function nameOf(startNo) {
+    var p = D.players.filter(function (x) { return x.start_no === startNo; })[0];
+    return p ? p.name : "";
   }
 
   var PIN_PROBLEMS = { "wrong-pin": 1, "pin-needed": 1, "no-pin": 1 };
@@ -322,7 +451,7 @@
     var title = "", message = "", kind = "", shown = null, base = null, receipt = "";
     var buttons = { "send-now": false, discard: false, repin: false, correct: false };
     if (mode === "outbox") {
-      shown = item.body.content.sums_cents;
+      shown = item.body.content;
       base = item.base_sums || null;
       if (item.state === "blocked") {
         var p = item.problem || {};
@@ -354,14 +483,14 @@
       title = r.status === "accepted" ? S.sent_title : S.referee_title;
       message = resultText(r);
       receipt = r.receipt;
-      shown = r.sums_cents;
+      shown = server && server.receipt === r.receipt ? server : { sums_cents: r.sums_cents };
       buttons.correct = mode === "done" && !!server && server.status === "accepted";
     } else if (server) {
       // another phone (or the results desk) got there first
       kind = server.status === "accepted" ? "is-sent" : "is-referee";
       title = S.received_title;
       message = fmt(server.status === "accepted" ? S.received : S.received_pending, { receipt: server.receipt || "–" });
-      shown = server.sums_cents;
+      shown = server;
       buttons.correct = server.status === "accepted";
     }
     if (mode === "entry" || mode === "signing") {
@@ -401,7 +530,13 @@
     var d = state.draft, e = entered();
     show($("correction-banner"), !!d.base_version);
     if (d.base_version) $("correction-banner").textContent = fmt(S.correction_banner, { version: d.base_version });
-    var pts = e.complete ? tablePoints(e.sums) : null;
+    var figs = null, pv = null;
+    if (e.complete && localPoints(e.sums)) figs = { points: localPoints(e.sums) };
+    else if (e.complete && KIND !== "money") {
+      askPreview(e);
+      pv = state.preview;
+      if (pv.status === "ok") figs = pv;
+    }
     D.players.forEach(function (p, i) {
       var input = $("sum" + i), out = $("points" + i), s = e.sums[i];
       if (input.value !== d.typed[i]) input.value = d.typed[i];
@@ -409,24 +544,134 @@
       input.classList.toggle("is-bad", bad);
       input.setAttribute("aria-invalid", bad ? "true" : "false");
       input.classList.toggle("red-pen", !!d.base_sums && !bad && s !== null && s !== d.base_sums[i]);
-      out.textContent = bad ? S.not_amount : (pts ? pointsText(pts[i]) : "");
-      out.classList.toggle("error", bad);
+      var pbBad = false;
+      if (KIND === "zb+pb") {
+        var pbInput = $("pb" + i);
+        if (pbInput.value !== d.pb[i]) pbInput.value = d.pb[i];
+        pbBad = typeof e.scores[i] === "number" && isNaN(e.scores[i]);
+        pbInput.classList.toggle("is-bad", pbBad);
+        pbInput.setAttribute("aria-invalid", pbBad ? "true" : "false");
+      }
+      out.textContent = bad ? (KIND === "money" ? S.not_amount : S.not_whole) : (pbBad ? S.not_whole : figureText(figs, i));
+      out.classList.toggle("error", bad || pbBad);
     });
-    var partial = e.sums.reduce(function (a, s) { return a + (typeof s === "number" && !isNaN(s) ? s : 0); }, 0);
+    if (KIND === "score") {
+      $("ended-win").checked = d.ended === "win";
+      $("ended-time").checked = d.ended === "time";
+    }
+    if (KIND === "zb+pb") renderPremium();
+    var partial = e.sums.reduce(function (a, s) { return a + (isNumber(s) ? s : 0); }, 0);
     $("total").textContent = money(partial);
     var hint = "", ok = false;
-    if (!e.complete) hint = S.enter_all;
+    if (!e.complete) hint = N === 3 && KIND === "money" ? S.enter_all : S.enter_all_n;
     else if (D.total_cents === null) ok = true;  // a rule set without a fixed table total
     else if (e.total < D.total_cents) hint = fmt(S.total_short, { missing: money(D.total_cents - e.total) });
     else if (e.total > D.total_cents) hint = fmt(S.total_over, { over: money(e.total - D.total_cents) });
     else ok = true;
     $("total-line").classList.toggle("is-ok", ok);
-    show($("note-box"), e.negative);
+    var noteNeeded = e.negative && !!R.negative_note;  // SEM-C8 where the rule set has it
+    show($("note-box"), noteNeeded);
     if ($("note").value !== d.note) $("note").value = d.note;
-    if (ok && e.negative && !d.note.trim()) { hint = S.note_needed; ok = false; }
+    if (ok && KIND === "score" && !e.ended) { hint = S.choose_ended; ok = false; }
+    if (ok && e.problem) { hint = e.problem; ok = false; }
+    if (ok && noteNeeded && !d.note.trim()) { hint = S.note_needed; ok = false; }
+    if (ok && pv && pv.status === "pending") { hint = S.checking; ok = false; }
+    if (ok && pv && pv.status === "ok" && pv.problem) { hint = pv.problem.message || S.refused; ok = false; }
     $("total-hint").textContent = ok ? S.total_ok : hint;
     $("total-hint").classList.toggle("is-ok", ok);
     $("confirm").disabled = !ok;
+  }
+
+  /* ČSM's lines of games worth the premium line or more (CSM-3): player, game, PB, and which players of the
+     table sign the line. Redrawn only when a line comes or goes, so typing keeps its focus. */
+  function renderPremium() {
+    var d = state.draft, box = $("premium-lines"), shape = String(d.games.length);
+    if (box.getAttribute("data-shape") === shape) return;
+    box.setAttribute("data-shape", shape);
+    box.textContent = "";
+    d.games.forEach(function (g, k) {
+      var line = el("div", "premium-edit");
+      line.setAttribute("data-line", String(k));
+      line.appendChild(el("p", "premium-title", fmt(S.pg_title, { n: k + 1 })));
+      var lab = el("label", "", S.pg_player), sel = el("select");
+      sel.id = "pg-player" + k;
+      lab.htmlFor = sel.id;
+      var none = el("option", "", "–");
+      none.value = "";
+      sel.appendChild(none);
+      D.players.forEach(function (p) {
+        var o = el("option", "", p.start_no + " " + p.name);
+        o.value = String(p.start_no);
+        sel.appendChild(o);
+      });
+      sel.value = g.start_no ? String(g.start_no) : "";
+      sel.addEventListener("change", function () {
+        var sn = parseInt(sel.value, 10) || null;
+        // the player of the game signs their line (CSM-3)
+        if (sn && g.signed_by.indexOf(sn) < 0) g.signed_by.push(sn);
+        g.start_no = sn;
+        box.removeAttribute("data-shape");
+        edited();
+      });
+      line.appendChild(lab);
+      line.appendChild(sel);
+      var gl = el("label", "", S.pg_game), game = el("input");
+      game.id = "pg-game" + k;
+      game.maxLength = 60;
+      game.autocomplete = "off";
+      game.value = g.game;
+      gl.htmlFor = game.id;
+      game.addEventListener("input", function () { g.game = game.value; edited(); });
+      line.appendChild(gl);
+      line.appendChild(game);
+      var pl = el("label", "", S.pg_pb), pb = el("input");
+      pb.id = "pg-pb" + k;
+      pb.inputMode = "numeric";
+      pb.autocomplete = "off";
+      pb.maxLength = 6;
+      pb.value = g.pb;
+      pl.htmlFor = pb.id;
+      pb.addEventListener("input", function () { g.pb = pb.value; edited(); });
+      line.appendChild(pl);
+      line.appendChild(pb);
+      var by = el("fieldset", "premium-by");
+      by.appendChild(el("legend", "", S.pg_by));
+      D.players.forEach(function (p) {
+        var l = el("label", "check"), c = el("input");
+        c.type = "checkbox";
+        c.id = "pg-by" + k + "-" + p.start_no;
+        c.value = String(p.start_no);
+        c.checked = g.signed_by.indexOf(p.start_no) >= 0;
+        c.addEventListener("change", function () {
+          g.signed_by = g.signed_by.filter(function (x) { return x !== p.start_no; });
+          if (c.checked) g.signed_by.push(p.start_no);
+          edited();
+        });
+        l.appendChild(c);
+        l.appendChild(document.createTextNode(" " + p.start_no + " " + p.name));
+        by.appendChild(l);
+      });
+      line.appendChild(by);
+      var rm = el("button", "premium-remove", S.pg_remove);
+      rm.type = "button";
+      rm.id = "pg-remove" + k;
+      rm.addEventListener("click", function () { d.games.splice(k, 1); edited(); });
+      line.appendChild(rm);
+      box.appendChild(line);
+    });
+  }
+  function edited() {
+    saveDraft(false);
+    renderEntry();
+  }
+
+  /* The premium-game lines (their numbers) a player's signature also confirms (CSM-3) */
+  function premiumLinesOf(content, startNo) {
+    var out = [];
+    ((content && content.premium_games) || []).forEach(function (g, k) {
+      if (g.signed_by.indexOf(startNo) >= 0) out.push(k + 1);
+    });
+    return out;
   }
 
   function signedBy(d, startNo) {
@@ -439,18 +684,41 @@
 
   /* Confirmed sums as they are signed: the table, the SEM-C8 note, and whether the referee must sign too. */
   function renderLocked(content, base, tableId, noteId, refereeId) {
-    sumsTable($(tableId), content.sums_cents, base);
+    if (KIND !== "money") fetchFigures(content);
+    sumsTable($(tableId), content, base);
     show($(noteId), !!content.note);
     $(noteId).textContent = content.note ? fmt(S.note_shown, { note: content.note }) : "";
     var referee = content.base_version ? S.referee_will_correction
-      : (content.sums_cents.some(function (s) { return s < 0; }) ? S.referee_will_negative : "");
+      : (R.negative_note && content.sums_cents.some(function (s) { return s < 0; }) ? S.referee_will_negative : "");
     $(refereeId).textContent = referee;
     show($(refereeId), !!referee);
+  }
+
+  /* The server's figures for confirmed content this page has none for (a reload, a sheet from another phone). */
+  function fetchFigures(content) {
+    var key = contentKey(content);
+    if (state.figs[key] || navigator.onLine === false) return;
+    state.figs[key] = { pending: true };
+    api(D.api.preview, { token: D.token, content: content }, 5000).then(function (ans) {
+      if (ans.data && ans.data.status === "ok") {
+        state.figs[key] = { points: ans.data.points || null, sb: ans.data.sb || null, keeper: ans.data.keeper };
+        render();
+      } else delete state.figs[key];
+    }, function () { delete state.figs[key]; });
+  }
+  function contentKey(c) {
+    return figuresKey({ sums: c.sums_cents, scores: c.scores, ended: c.ended, games: c.premium_games });
   }
 
   function renderSigning() {
     var d = state.draft, k = nextSigner(d);
     renderLocked(d.content, d.base_sums, "locked-sums", "locked-note", "referee-needed");
+    // who submits the sheet (SEM-C4, TH-6): the server said when the results were confirmed
+    var figs = state.figs[contentKey(d.content)], keeper = figs && typeof figs.keeper === "number" ? figs.keeper : null;
+    var keeperText = keeper !== null && R.keeper === null && D.players[keeper] && KIND !== "money"
+      ? fmt(S.keeper_sends, { name: D.players[keeper].name }) : "";
+    $("keeper-line").textContent = keeperText;
+    show($("keeper-line"), !!keeperText);
     show($("change"), d.signatures.length === 0);
     show($("change-gone"), d.signatures.length > 0);
     show($("own-hint"), !!d.published);
@@ -463,6 +731,8 @@
       li.appendChild(document.createTextNode(" " + p.name + " "));
       li.appendChild(el("b", "sig-state", signed ? (signed.own_phone ? S.own_signed_mark : S.signed_mark)
         : (i === k ? S.signing_now : S.to_sign)));
+      var lines = premiumLinesOf(d.content, p.start_no);
+      if (lines.length) li.appendChild(el("small", "sig-premium", " " + fmt(S.also_premium, { n: lines.join(", ") })));
       if (i === k) li.setAttribute("aria-current", "step");
       list.appendChild(li);
     });
@@ -494,11 +764,17 @@
 
   function confirmSums(ev) {
     if (ev) ev.preventDefault();
-    var e = entered(), d = state.draft;
-    if (!e.complete || (D.total_cents !== null && e.total !== D.total_cents) || (e.negative && !d.note.trim())) {
+    var e = entered(), d = state.draft, noteNeeded = e.negative && !!R.negative_note;
+    if (!e.complete || (D.total_cents !== null && e.total !== D.total_cents) || (noteNeeded && !d.note.trim()) ||
+        e.problem || (KIND === "score" && !e.ended) || $("confirm").disabled) {
       return;
     }
-    var content = contentOf(e.sums, e.negative ? d.note.trim() : "", d.base_version);
+    var content = contentOf(e, noteNeeded ? d.note.trim() : "", d.base_version);
+    var pv = state.preview;
+    if (pv && pv.status === "ok" && pv.key === figuresKey(e)) {
+      d.figs = { key: contentKey(content), points: pv.points, sb: pv.sb, keeper: pv.keeper };
+      state.figs[d.figs.key] = d.figs;
+    }
     $("confirm").disabled = true;
     sha256(JSON.stringify(content)).then(function (h) {
       d.content = content;
@@ -596,7 +872,8 @@
       state.result = x[1] || null;
       if (!state.item && x[2]) {
         var stored = JSON.stringify(x[2].signatures || []);
-        state.draft = withoutPins(x[2], state.pins);
+        state.draft = filledIn(withoutPins(x[2], state.pins));
+        if (state.draft.figs) state.figs[state.draft.figs.key] = state.draft.figs;
         // a draft a page before this one stored with PINs: rewritten at once
         if (JSON.stringify(state.draft.signatures) !== stored && /"pin":"[^"]/.test(stored)) saveDraft(true);
       }
@@ -807,15 +1084,33 @@
     D.players.forEach(function (_p, i) {
       var input = $("sum" + i);
       input.addEventListener("input", function () { onInput(i, input.value); });
-      input.addEventListener("keydown", function (ev) {
+      var next = function (ev) {
         if (ev.key !== "Enter") return;
         ev.preventDefault();
-        if (i < N - 1) $("sum" + (i + 1)).focus();
+        if (KIND === "zb+pb" && ev.target === input) $("pb" + i).focus();
+        else if (i < N - 1) $("sum" + (i + 1)).focus();
         else if (!$("confirm").disabled) confirmSums();
         else if (!$("note-box").hidden) $("note").focus();
-      });
+      };
+      input.addEventListener("keydown", next);
       $("toggle" + i).addEventListener("click", function () { toggleSign(i); });
+      var pb = $("pb" + i);
+      if (pb) {
+        pb.addEventListener("input", function () { state.draft.pb[i] = pb.value; edited(); });
+        pb.addEventListener("keydown", next);
+      }
     });
+    ["win", "time"].forEach(function (how) {
+      var radio = $("ended-" + how);
+      if (radio) radio.addEventListener("change", function () { if (radio.checked) { state.draft.ended = how; edited(); } });
+    });
+    if ($("premium-add")) {
+      $("premium-add").addEventListener("click", function () {
+        state.draft.games.push({ start_no: null, game: "", pb: "", signed_by: [] });
+        edited();
+        $("pg-player" + (state.draft.games.length - 1)).focus();
+      });
+    }
     $("note").addEventListener("input", function () { state.draft.note = $("note").value; saveDraft(false); renderEntry(); });
     $("entry").addEventListener("submit", confirmSums);
     $("change").addEventListener("click", changeSums);
