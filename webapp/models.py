@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 from decimal import Decimal
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, ForeignKey, Numeric, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -109,6 +109,8 @@ class Tournament(db.Model):
     replaced_by_id: Mapped[int | None] = mapped_column(ForeignKey("tournament.id"))
     # the venue that owns the tournament (issue 12): only its staff see and change it
     venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
+    # the lot's seed (the file's top-level `seed`, TH-2): a round 1 by lot can be drawn again and checked
+    seed: Mapped[int | None] = mapped_column(BigInteger)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="tournament", order_by="Player.start_no", cascade="all, delete-orphan")
@@ -233,6 +235,8 @@ class Sheet(db.Model):
     scores: Mapped[list | None] = mapped_column(JSON)
     ended: Mapped[str | None] = mapped_column(String(10))
     premium_games: Mapped[list | None] = mapped_column(JSON)
+    # TH-5: a withdrawal left two players, whose scores froze then (True, else None)
+    frozen: Mapped[bool | None]
 
     table: Mapped[RoundTable] = relationship(back_populates="sheets")
 
@@ -319,6 +323,8 @@ class Event(db.Model):
     reason: Mapped[str] = mapped_column(Text, default="")
     created_by: Mapped[str] = mapped_column(String(120), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # `lot` (TH-4): the start numbers in the order the lot put them, best first
+    order: Mapped[list | None] = mapped_column(JSON)
 
     tournament: Mapped[Tournament] = relationship(back_populates="events")
 

@@ -84,6 +84,11 @@ class RuleSet:
     final_size: int | None = None  # a final at one table after the Swiss rounds (TH-2)
     # SEM-C10: a closed round's sheet corrected after publication (kinds a/b/c, fee)
     published_corrections: bool = False
+    # TH-5: a player may leave a table during a round (it plays on; two left: a frozen table),
+    # join after round 1 (from round `late_entry_round`), and ties are settled by a recorded lot (TH-4)
+    withdraw_during_round: bool = False
+    late_entry_round: int | None = None
+    lot_ties: bool = False
     # CSM-3: games worth this many points or more get a line of their own on the sheet (None: no such lines)
     premium_line: int | None = None
 

@@ -58,6 +58,9 @@ class Thousand(RuleSet):
     result_kind = "score"
     currency = None
     total_rule = "TH-3"
+    withdraw_during_round = True
+    late_entry_round = 2
+    lot_ties = True
 
     def expected_total(self, n_players: int):
         return None  # TH-3: no table total

@@ -35,7 +35,7 @@ RECORD_FIELDS = ("version", "status", "sums", "entered_sums", "points", "disqual
                  "base_version", "note", "content_hash", "signatures")
 # a sheet's rule-set fields (ČSM PB and premium games, Thousand's score and ending): in its record
 # and content only when set, so that a money sheet's record and content stay what they were
-RULESET_FIELDS = ("scores", "ended", "premium_games")
+RULESET_FIELDS = ("scores", "ended", "premium_games", "frozen")
 RECEIPT_CHARS = 8
 RECEIPT_MAX_CHARS = 10  # Sheet.receipt holds 12 characters with the dashes
 SERVER_LOG_LOCK = 4242

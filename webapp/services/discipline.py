@@ -315,8 +315,14 @@ def withdraw(t: Tournament, start_no, after_round, actor: str, version, reason: 
     if not 0 <= k <= last:
         raise ServiceError(_("After round %(k)d? Give 0 for a withdrawal before round 1, or a round up to %(last)d.", k=k, last=last),
                            field="after_round")
+    rs = get_ruleset(t.ruleset)
+    left_table = None
     for r in t.rounds:
         if r.number > k and round_service.seat_of(r, p.start_no) is not None:
+            if (rs.withdraw_during_round and r.number == k + 1 and r.status == "published"
+                    and r.number <= rs.qualification_rounds):
+                left_table = _leave_table(t, r, p.start_no)
+                continue
             if r.status == "draft":
                 raise ServiceError(_("Round %(n)d is drawn with start number %(s)d: discard that draw first, "
                                      "record the withdrawal, then draw again.", n=r.number, s=p.start_no),
@@ -328,9 +334,28 @@ def withdraw(t: Tournament, start_no, after_round, actor: str, version, reason: 
     db.session.add(ev)
     bump(t)
     db.session.flush()
-    audit("discipline.withdraw", actor, {"start_no": p.start_no, "reason": ev.reason,
-                                         "old": {"withdrawn": None}, "new": {"withdrawn_after_round": k}}, t.id)
+    record = {"start_no": p.start_no, "reason": ev.reason,
+              "old": {"withdrawn": None}, "new": {"withdrawn_after_round": k}}
+    if left_table is not None:
+        record["left_table"] = left_table
+    audit("discipline.withdraw", actor, record, t.id)
     return ev
+
+
+def _leave_table(t: Tournament, r: Round, start_no: int) -> dict:
+    """TH-5: a player withdraws during round r, before the table's sheet is in: they leave
+    the table, which plays on without them; two left make a frozen table (results.frozen_table)."""
+    tab, _pos = round_service.seat_of(r, start_no)
+    if any(s.status in ("accepted", "pending", "dispute") for s in tab.sheets):
+        raise ServiceError(_("Table %(t)d of round %(n)d has a sheet: the withdrawal can be after round %(n)d "
+                             "at the earliest.", t=tab.number, n=r.number), field="after_round")
+    if len(tab.players) <= 2:
+        raise ServiceError(_("Table %(t)d of round %(n)d has only two players: a withdrawal there can be after "
+                             "round %(n)d at the earliest.", t=tab.number, n=r.number), field="after_round")
+    before = list(tab.players)
+    tab.players = [s for s in before if s != start_no]
+    tab.flags = list(tab.flags or ()) + ["withdrawal"]
+    return {"round": r.number, "table": tab.number, "old": before, "new": list(tab.players)}
 
 
 def add_substitute(t: Tournament, name: str, club: str, substitute_for, from_round, actor: str, version) -> Player:

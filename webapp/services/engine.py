@@ -18,7 +18,7 @@ def rules_player(p: PlayerRow) -> rules.Player:
 
 def rules_event(e: EventRow) -> rules.Event:
     return rules.Event(type=e.type, start_no=e.start_no, after_round=e.after_round, colour=e.colour,
-                       round=e.round, referees=tuple(e.referees or ()))
+                       round=e.round, referees=tuple(e.referees or ()), order=tuple(e.order or ()))
 
 
 def premium_games(raw) -> tuple[rules.PremiumGame, ...]:
@@ -35,7 +35,8 @@ def rules_table(number: int, players, sheet) -> rules.TableResult:
         points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
         disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early),
         scores=tuple(Decimal(s) for s in scores) if scores is not None else None,
-        ended=getattr(sheet, "ended", None), premium_games=premium_games(getattr(sheet, "premium_games", None)))
+        ended=getattr(sheet, "ended", None), frozen=bool(getattr(sheet, "frozen", None)),
+        premium_games=premium_games(getattr(sheet, "premium_games", None)))
 
 
 def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: bool = False) -> rules.Tournament:
@@ -60,6 +61,7 @@ def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: boo
         break
     return rules.Tournament(
         players=[rules_player(p) for p in t.players], rounds=rounds, ruleset=t.ruleset, name=t.name,
+        extra={"seed": t.seed} if t.seed is not None else {},
         date=t.date.isoformat() if t.date else None, events=[rules_event(e) for e in t.events],
         corrections=[c.record for c in t.corrections],
         nomination_duty=dict(t.nomination_duty) if t.nomination_duty is not None else None)

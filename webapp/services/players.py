@@ -175,9 +175,20 @@ def next_start_no(t: Tournament) -> int:
     return max((p.start_no for p in t.players), default=0) + 1
 
 
+def late_entry_round(t: Tournament) -> int | None:
+    """The round a player entered now starts in, when the field is closed but the rule set
+    still takes late entries (TH-5: after round 1, seated from round 2), else None."""
+    n = get_ruleset(t.ruleset).late_entry_round
+    if n is None or not field_closed(t) or t.rounds[-1].number >= n:
+        return None
+    return n
+
+
 def add_player(t: Tournament, values: dict, actor: str, version) -> Player:
     check_version(t, version)
-    _require_open(t, _("Round 1 is drawn: no more players can be entered."))
+    late = late_entry_round(t)
+    if late is None:
+        _require_open(t, _("Round 1 is drawn: no more players can be entered."))
     errors: dict[str, str] = {}
     d = parse_player(values, errors)
     _form_rules(d, errors)
@@ -187,10 +198,12 @@ def add_player(t: Tournament, values: dict, actor: str, version) -> Player:
         raise PlayerErrors(errors)
     p = Player(tournament=t)
     _apply(p, d)
+    if late is not None:  # TH-5: with no points and score 0, present from that round on
+        p.from_round, p.present, p.checked_in_at = late, True, utcnow()
     db.session.add(p)
     bump(t)
     db.session.flush()
-    audit("player.add", actor, _audit_values(p), t.id)
+    audit("player.add", actor, {**_audit_values(p), **({"from_round": late} if late else {})}, t.id)
     return p
 
 

@@ -17,7 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
-from ..models import Case, Correction as CorrectionRow, Round, RoundTable, Sheet, Tournament, utcnow
+from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Round, RoundTable, Sheet, Tournament,
+                      utcnow)
 from ..rules import model as rules
 from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
 from ..rules.points import administrative_correction, sheet_hints, table_outcome, tied_winners
@@ -176,6 +177,8 @@ def desk_extra(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> di
     empty or wrong field raises ServiceError naming it, else what can be read is returned."""
     n = len(tab.players)
     out: dict = {}
+    if frozen_table(rs, tab):
+        return {"frozen": True, "ended": None}  # TH-5: the game stopped at the withdrawal
     if rs.result_kind == "score":
         ended = (form.get("ended") or "").strip()
         if ended not in ("win", "time"):
@@ -213,13 +216,19 @@ def desk_extra(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> di
     return out
 
 
+def frozen_table(rs: RuleSet, tab: RoundTable) -> bool:
+    """TH-5: a withdrawal during the round left a table of two, whose scores froze then."""
+    n = len(tab.players)
+    return n not in rs.table_sizes and rs.allows_sheet_size(n, {"frozen": True})
+
+
 def extra_table(rs: RuleSet, tab: RoundTable, sums, extra: dict, dq=(), early=False) -> rules.TableResult:
     scores = extra.get("scores")
     if rs.result_kind == "score":
         scores = list(sums)
     return rules.TableResult(tab.number, tuple(tab.players), tuple(sums), disqualified=tuple(dq), early=early,
                              scores=tuple(Decimal(x) for x in scores) if scores is not None else None,
-                             ended=extra.get("ended"),
+                             ended=extra.get("ended"), frozen=bool(extra.get("frozen")),
                              premium_games=engine_premium_games(extra.get("premium_games")))
 
 
@@ -419,7 +428,8 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
         if problem:
             raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     fields = {"scores": [round_service.score_text(v) for v in extra["scores"]] if extra.get("scores") is not None
-              else None, "ended": extra.get("ended"), "premium_games": extra.get("premium_games") or None}
+              else None, "ended": extra.get("ended"), "premium_games": extra.get("premium_games") or None,
+              "frozen": True if extra.get("frozen") else None}
     entered = None
     if not dq:
         sums, entered = round_service.counted_sums(rs, tab, sums, correct_total)
@@ -531,14 +541,14 @@ def _cut_info(t: Tournament, rt: rules.Tournament, rs: RuleSet, k: int, final: b
     stored = next((r for r in t.rounds if r.number == n), None)
     if stored is not None and stored.advancing is not None:
         return {"round": n, "advancing": list(stored.advancing), "eliminated": list(stored.eliminated or ()),
-                "preview": False, "threshold": rs.cuts[n], "error": None}
+                "preview": False, "threshold": rs.cuts.get(n), "error": None}
     try:
         d = draw(rt if k >= rt.last_round else replace(rt, rounds=rt.rounds_upto(k)), n, rs)
     except DrawError as e:
-        return {"round": n, "advancing": [], "eliminated": [], "preview": True, "threshold": rs.cuts[n],
+        return {"round": n, "advancing": [], "eliminated": [], "preview": True, "threshold": rs.cuts.get(n),
                 "error": str(e)}
     return {"round": n, "advancing": list(d.advancing or ()), "eliminated": list(d.eliminated or ()),
-            "preview": True, "threshold": rs.cuts[n], "error": None}
+            "preview": True, "threshold": rs.cuts.get(n), "error": None}
 
 
 def publication(r: Round | None, now: datetime | None = None) -> dict | None:
@@ -945,3 +955,109 @@ def _apply_c10(t: Tournament, pv: CorrectionPreview, kind: str, asked_by: str, a
                                       "new_sums": sheet.sums, "new_points": sheet.points,
                                       "draw_swapped": swapped}, t.id)
     return row
+
+
+# --------------------------------------------------------------------------- TH-4: the recorded lot
+
+
+def tie_groups(t: Tournament, after: int) -> list[dict]:
+    """Players equal on every ranking key after round `after`, where the rule set settles
+    such ties by a recorded lot (TH-4): [{"players": [(start_no, name), …], "by": "lot" |
+    "start number"}], in standings order. Empty for other rule sets."""
+    rs = get_ruleset(t.ruleset)
+    if not rs.lot_ties:
+        return []
+    rows = standings(rules_tournament(t, closed_only=True), after, rs)
+    groups, i = [], 0
+    while i < len(rows):
+        j = i
+        key = (rows[i].stage, rs.ranking_key(rows[i].stats))
+        while j + 1 < len(rows) and (rows[j + 1].stage, rs.ranking_key(rows[j + 1].stats)) == key:
+            j += 1
+        if j > i:
+            group = rows[i:j + 1]
+            groups.append({"players": [(r.player.start_no, r.player.name) for r in group],
+                           "places": (group[0].place, group[-1].place),
+                           "by": "lot" if all(r.tie == "lot" for r in group) else "start number"})
+        i = j + 1
+    return groups
+
+
+def record_lot(t: Tournament, after, order_text: str, actor: str, version) -> EventRow:
+    """TH-4: the order a lot drawn by the judge put tied players in, best first, as a `lot`
+    event of the tournament file. It must name exactly the players of one tie after round `after`."""
+    check_version(t, version)
+    rs = get_ruleset(t.ruleset)
+    if not rs.lot_ties:
+        raise ServiceError(_("Under these rules a tie is not decided by a lot."))
+    try:
+        k = int(after)
+    except (TypeError, ValueError):
+        k = -1
+    if not 1 <= k <= last_closed(t):
+        raise ServiceError(_("There are no standings after round %(n)d.", n=max(k, 0)))
+    try:
+        order = [int(x) for x in str(order_text or "").replace(",", " ").replace(";", " ").split()]
+    except ValueError:
+        raise ServiceError(_("Write the start numbers in the order the lot gave, best first, separated by "
+                             "spaces or commas."), field="order") from None
+    groups = [{s for s, _name in g["players"]} for g in tie_groups(t, k)]
+    if len(set(order)) != len(order) or set(order) not in groups:
+        raise ServiceError(_("The lot orders the players of one tie, each once: %(groups)s.",
+                             groups="; ".join(", ".join(str(s) for s in sorted(g)) for g in groups)
+                             or _("there is no tie")), field="order")
+    ev = EventRow(tournament=t, type="lot", start_no=0, round=k, order=order, created_by=actor)
+    db.session.add(ev)
+    bump(t)
+    db.session.flush()
+    audit("standings.lot", actor, {"after_round": k, "order": order, "rule": "TH-4"}, t.id)
+    return ev
+
+
+# --------------------------------------------------------------------------- the final report
+
+# a rule set's result columns (EXCHANGE.md "Rule sets other than SEM"): key in its standings
+# report, label, and how the value is written
+REPORT_COLUMNS = {
+    "money": (("points", "points"), ("money", "money")),
+    "zb+pb": (("bp", "int"), ("sb", "int"), ("zb", "int"), ("pb", "int")),
+    "score": (("points", "points"), ("score", "int"), ("final_score", "int")),
+}
+
+
+def report_labels() -> dict[str, str]:
+    return {"points": _("Points"), "money": _("Money"), "bp": _("BP"), "sb": _("SB"), "zb": _("ZB"),
+            "pb": _("PB"), "score": _("Score"), "final_score": _("Final score")}
+
+
+def final_report(t: Tournament) -> dict:
+    """The final results as the rule set reports them (`standings_report`, the same answer as
+    `listok standings`): its own columns by `result_kind`, money in its `currency`, SEM-A3
+    tournament points and the SEM-B3 clubs where the report has them, and a final at one
+    table (TH-2) as its own block of places."""
+    rs = get_ruleset(t.ruleset)
+    k = last_closed(t)
+    if k == 0:
+        raise ServiceError(_("No round is closed yet: there are no standings."))
+    rt = rules_tournament(t, closed_only=True)
+    report = standings_report(rt, after_round=k)
+    labels = report_labels()
+    columns = [{"key": key, "label": labels[key], "format": fmt} for key, fmt in REPORT_COLUMNS[rs.result_kind]]
+    rows = report["standings"]
+    with_tp = bool(rows) and rows[0].get("tournament_points") is not None
+    finalists = [r for r in rows if r.get("final_score") is not None]
+    final_round = next((r for r in t.rounds if r.number == k), None) if finalists else None
+    final_table = final_round.tables[0] if final_round is not None and len(final_round.tables) == 1 else None
+    names = {p.start_no: p.name for p in t.players}
+    clubs = report.get("clubs") or []
+    for c in clubs:
+        c["counted_players"] = [(s, names.get(s, "")) for s in c["counted"]]
+    return {
+        "ruleset": rs, "currency": rs.currency, "after": k, "final": report["final"], "columns": columns,
+        "rows": [{**r, "values": [r.get(c["key"]) for c in columns]} for r in rows],
+        "tournament_points": with_tp, "clubs": clubs if report["final"] else [],
+        "finalists": finalists, "final_round": final_round.number if final_round is not None else None,
+        "final_ended": final_table.sheet.ended if final_table is not None and final_table.sheet else None,
+        "players": len(t.players), "rounds": k,
+        "lots": [list(e.order or ()) for e in t.events if e.type == "lot"],
+    }

@@ -5,6 +5,7 @@ commit to the caller, so a refused action (ServiceError) changes nothing.
 """
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 from decimal import Decimal, InvalidOperation
@@ -116,6 +117,10 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
         raise ServiceError(_("The tournament has no more rounds."))
     if n == 1:
         apply_auto_nominations(t, actor)
+        if rs.round_kind(1) == "lot" and t.seed is None:
+            # TH-2: the lot's seed is drawn once and kept, so that the draw can be repeated and checked
+            t.seed = secrets.randbelow(2 ** 31)
+            audit("tournament.seed", actor, {"seed": t.seed}, t.id)
     try:
         d = draw(rules_tournament(t, closed_only=True), n, rs)
     except DrawError as e:
@@ -292,7 +297,8 @@ def counted_sums(rs, tab: RoundTable, sums: list[Decimal], correct_total: bool
 def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str, *, source: str = "paper",
                  correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
                  replace_version: int | None = None, entered_sums: list | None = None,
-                 scores: list | None = None, ended: str | None = None, premium_games: list | None = None) -> Sheet:
+                 scores: list | None = None, ended: str | None = None, premium_games: list | None = None,
+                 frozen: bool = False) -> Sheet:
     """Store a table's sheet (SEM-B5). A wrong total is refused unless the operator
     applies the SEM-C5 administrative correction. A counted sheet is re-recorded
     only by naming its version and keeping its sums (a disqualification, SEM-D1:
@@ -323,7 +329,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     scores_text = [score_text(v) for v in scores] if scores is not None else None
     problem = rs.check_table(rules_table(tab.number, tab.players, SimpleNamespace(
         points=None, sums=[f"{v:.2f}" for v in sums], disqualified=dq, early=early, scores=scores_text, ended=ended,
-        premium_games=premium_games)))
+        premium_games=premium_games, frozen=frozen)))
     if problem:
         raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     if not dq:
@@ -336,7 +342,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     sheet = Sheet(table=tab, version=version, status="accepted",
                   sums=[f"{s:.2f}" for s in sums], entered_sums=entered, disqualified=dq, early=early,
                   source=source, note=note, created_by=actor, scores=scores_text, ended=ended,
-                  premium_games=premium_games or None)
+                  premium_games=premium_games or None, frozen=True if frozen else None)
     db.session.add(sheet)
     bump(t)
     db.session.flush()

@@ -60,6 +60,20 @@ def file_uid(rt, source_name: str = "") -> str:
     return uid
 
 
+SEED_LIMIT = 2 ** 63  # what the database keeps (BigInteger)
+
+
+def file_seed(rt, source_name: str = "") -> int | None:
+    """The file's top-level `seed` (TH-2: the lot of round 1), a whole number, or None."""
+    seed = rt.extra.get("seed")
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT <= seed < SEED_LIMIT:
+        raise ServiceError(f"{source_name}: the \"seed\" must be a whole number below 2^63, not {seed!r}",
+                           field="file")
+    return seed
+
+
 def present_copy(uid: str) -> Tournament | None:
     """The tournament with this stable id that counts (not one replaced by a later import)."""
     return db.session.scalar(select(Tournament).where(Tournament.uid == uid, Tournament.replaced_by_id.is_(None))
@@ -88,7 +102,8 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
     venue = rt.extra.get("venue")
     name = rt.name.strip() or PurePath(source_name).stem or _("Imported tournament")
     t = Tournament(name=name[:200], ruleset=rt.ruleset, date=date.fromisoformat(rt.date) if rt.date else None,
-                   venue=venue[:200] if isinstance(venue, str) else "", uid=uid)
+                   venue=venue[:200] if isinstance(venue, str) else "", uid=uid,
+                   seed=file_seed(rt, source_name))
     for p in rt.players:
         t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club, status=p.status,
                                 rating=p.rating, nominated=p.nominated, present=p.present,
@@ -106,7 +121,7 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
                                     points=points_json(tr.points), disqualified=list(tr.disqualified),
                                     early=tr.early, source="import", created_by=actor,
                                     scores=[score_text(v) for v in tr.scores] if tr.scores is not None else None,
-                                    ended=tr.ended,
+                                    ended=tr.ended, frozen=True if tr.frozen else None,
                                     premium_games=[{"start_no": g.start_no, "game": g.game, "pb": g.pb,
                                                     "signed_by": list(g.signed_by)}
                                                    for g in tr.premium_games] or None))
@@ -114,7 +129,8 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
         t.rounds.append(row)
     for e in rt.events:
         t.events.append(Event(type=e.type, start_no=e.start_no, after_round=e.after_round, colour=e.colour,
-                              round=e.round, referees=list(e.referees), created_by=actor))
+                              round=e.round, referees=list(e.referees), created_by=actor,
+                              order=list(e.order) if e.type == "lot" else None))
     for c in exchange.to_dict(rt).get("corrections", []):
         t.corrections.append(Correction(record=c, created_by=actor))
     if rt.rounds:

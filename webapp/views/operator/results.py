@@ -58,7 +58,7 @@ def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_fiel
                 rs=get_ruleset(t.ruleset), dq=svc.table_dq(tab), case=svc.dq_case(tab, svc.table_dq(tab)[0]),
                 outcome=svc.sheet_outcome(t, tab), refused=refused, sent=sent, waiting=waiting,
                 waiting_sheet=next((s for s in tab.sheets if s.id == waiting.sheet_id), None) if waiting else None,
-                source_label=svc.source_label, hhmm=hhmm,
+                source_label=svc.source_label, hhmm=hhmm, frozen=svc.frozen_table(get_ruleset(t.ruleset), tab),
                 form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number),
                 live=live if live is not None else desk_live.round_states(r, only=tab.number).get(tab.number))
 
@@ -273,7 +273,47 @@ def standings(tid: int):
         return render_template("operator/results/standings.html", t=t, page=None, error=str(e),
                                hhmm=hhmm), 404 if after else 200
     page = {**page, "publication": svc.publication(next((r for r in t.rounds if r.number == page["after"]), None))}
-    return render_template("operator/results/standings.html", t=t, page=page, table=table, error=None, hhmm=hhmm)
+    return render_template("operator/results/standings.html", t=t, page=page, table=table, error=None, hhmm=hhmm,
+                           ties=svc.tie_groups(t, page["after"]), lot_error=None)
+
+
+@bp.post("/t/<int:tid>/lot")
+@operator_required
+def record_lot(tid: int):
+    """TH-4: the operator records the order a lot gave tied players; the standings use it."""
+    t = get_tournament(tid)
+    after = request.form.get("after", type=int)
+    if not VersionForm().validate_on_submit():
+        abort(400)
+    try:
+        svc.record_lot(t, after, request.form.get("order", ""), _actor(), request.form.get("version"))
+    except ServiceError as e:
+        db.session.rollback()
+        t = get_tournament(tid)
+        try:
+            page, table = standings_table(t, after if after else svc.last_closed(t))
+        except ServiceError as e2:
+            return render_template("operator/results/standings.html", t=t, page=None, error=str(e2),
+                                   hhmm=hhmm), 422
+        page = {**page, "publication": svc.publication(next((r for r in t.rounds if r.number == page["after"]),
+                                                              None))}
+        return render_template("operator/results/standings.html", t=t, page=page, table=table, error=None,
+                               hhmm=hhmm, ties=svc.tie_groups(t, page["after"]), lot_error=str(e)), 422
+    db.session.commit()
+    flash(_("The lot is recorded: the standings place these players in its order (TH-4)."), "success")
+    return redirect(url_for(".standings", tid=tid, after=after, _anchor="ties"))
+
+
+@bp.get("/t/<int:tid>/report")
+@operator_required
+def final_report(tid: int):
+    """The final results for the record and the notice board, in the rule set's own columns; printable."""
+    t = svc.load_tournament(tid)
+    try:
+        report = svc.final_report(t)
+    except ServiceError as e:
+        return render_template("operator/results/report.html", t=t, report=None, error=str(e)), 200
+    return render_template("operator/results/report.html", t=t, report=report, error=None)
 
 
 # --------------------------------------------------------------------------- discipline

@@ -81,6 +81,7 @@ def _player(t, pid: int) -> Player:
 
 def _players_page(t, form, status=200):
     return render_template("operator/setup/players.html", t=t, form=form, closed=svc.field_closed(t),
+                           late_from=svc.late_entry_round(t),
                            summary=svc.checkin_summary(t), short_statuses=svc.STATUS_SHORT), status
 
 
