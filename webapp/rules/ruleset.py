@@ -79,6 +79,7 @@ class RuleSet:
     winner_bears_total: bool = False  # SEM-C5: an operator's correction of a wrong total
     dq_compensation: Decimal = Decimal("0.00")  # SEM-D1c: from a disqualified player to each other
     club_championship: bool = False  # SEM-B3
+    season_register: bool = False  # SEM-A2 guest limit and roster checks, SEM-E4 yellow-card ban
     # seating beyond SEM: seats repeat opponents only where unavoidable (CSM-5, TH-2)
     avoid_repeats: bool = False
     final_size: int | None = None  # a final at one table after the Swiss rounds (TH-2)

@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models import AuditEntry, PublishedHead, SeasonCopy, Tournament
+from ..rules.ruleset import get_ruleset
 from .common import ServiceError, audit
 
 SEASON_FORMAT = "listok-season/1"
@@ -93,7 +94,7 @@ class Season:
         entry = self.roster.get(key)
         cards = self.cards.get(key, [])
         banned = None
-        if self.t.ruleset == "sem" and self.previous is not None:
+        if get_ruleset(self.t.ruleset).season_register and self.previous is not None:
             banned = next((c for c in cards if c.get("colour") == "yellow" and not c.get("fine_paid")
                            and c.get("tournament") == self.previous.get("id")), None)
         return SeasonStatus(key, entry.get("status") if entry else None, entry.get("club") if entry else None,
@@ -101,7 +102,7 @@ class Season:
 
     def refusal(self, reg_id: str | None, name: str, status: str) -> str | None:
         """SEM-A2: why this player cannot be entered with `status`, or None."""
-        if self.t.ruleset != "sem" or status != "guest":
+        if not get_ruleset(self.t.ruleset).season_register or status != "guest":
             return None
         s = self.status(reg_id, name)
         if s.roster in ("registered", "licensed"):

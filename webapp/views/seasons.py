@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models import Federation, Season, SeasonTournament
+from ..rules.ruleset import get_ruleset
 from ..services import csvsafe, federation as svc
 from ..services.cache import VersionedCache
 
@@ -64,7 +65,8 @@ def _frac(v) -> Fraction:
 
 def table(s: Season, kind: str) -> dict:
     """Columns and rows of one season table, shared by the page, the print view and the CSV."""
-    csm = s.ruleset == "csm"
+    rs = get_ruleset(s.ruleset)
+    csm = rs.result_kind == "zb+pb"  # the ČSM league table (CSM-6)
     if kind == "players":
         report = svc.season_tables(s)
         if csm:
@@ -75,7 +77,7 @@ def table(s: Season, kind: str) -> dict:
             cols = [("place", _l("Place"), "num"), ("name", _l("Name"), ""), ("club", _l("Club"), "hide-narrow"),
                     ("points", _l("Points"), "num strong"), ("game_points", _l("Game points"), "num hide-narrow"),
                     ("money" if any("money" in p for p in report["players"]) or not report["players"] else "score",
-                     _l("Money") if s.ruleset != "thousand" else _l("Score"), "num hide-narrow"),
+                     _l("Money") if rs.currency else _l("Score"), "num hide-narrow"),
                     ("counted", _l("Counted"), "num hide-narrow")]
         rows = [{**p, "counted": len(p.get("counted", [])), "dropped": len(p.get("dropped", []))}
                 for p in report["players"]]
