@@ -166,13 +166,18 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
     The tournament row is locked until commit (PostgreSQL; SQLite's BEGIN IMMEDIATE
     serialises writers anyway), so two writers never chain onto the same head; the
     unique (tournament_id, seq) would refuse a fork."""
-    q = select(Tournament.chain_seq, Tournament.chain_head).where(Tournament.id == tid)
-    if _is_pg():
-        q = q.with_for_update()
-    row = db.session.execute(q).one_or_none()
-    if row is None:
-        raise ValueError(f"no tournament {tid} for the chain entry {kind}")
-    seq, prev = (row.chain_seq or 0) + 1, row.chain_head or ""
+    heads = db.session.info.setdefault(HEADS, {})
+    if tid in heads:  # this transaction's own last entry: the row is locked since, nobody else moved it
+        seq, prev = heads[tid]
+        seq += 1
+    else:
+        q = select(Tournament.chain_seq, Tournament.chain_head).where(Tournament.id == tid)
+        if _is_pg():
+            q = q.with_for_update()
+        row = db.session.execute(q).one_or_none()
+        if row is None:
+            raise ValueError(f"no tournament {tid} for the chain entry {kind}")
+        seq, prev = (row.chain_seq or 0) + 1, row.chain_head or ""
     entry = AuditEntry(tournament_id=tid, seq=seq, at=utcnow(), actor=actor or "", action=kind,
                        payload=plain(payload), prev_hash=prev)
     entry.hash = entry.compute_hash()
@@ -182,11 +187,23 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
     db.session.execute(update(Tournament).where(Tournament.id == tid)
                        .values(chain_seq=seq, chain_head=entry.hash, chain_mac=mac)
                        .execution_options(synchronize_session=False))
+    heads[tid] = (seq, entry.hash)
     t = db.session.identity_map.get(db.session.identity_key(Tournament, tid))
     if t is not None:
         for name, value in (("chain_seq", seq), ("chain_head", entry.hash), ("chain_mac", mac)):
             set_committed_value(t, name, value)
     return entry
+
+
+HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_heads(session, transaction):
+    # the transaction's end (commit or rollback) or a savepoint's: the next append reads the head from
+    # the row again (a flush's own subtransaction changes nothing)
+    if transaction.parent is None or transaction.nested:
+        session.info.pop(HEADS, None)
 
 
 def append_server_log(action: str, actor: str, payload: dict) -> AuditEntry:
@@ -272,21 +289,31 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
         sheet.content = desk_content(sheet, tid, round_no, table_no, players)
         sheet.content_hash = content_hash_of(sheet.content)
     rec = sheet_record(sheet, round_no, table_no)
-    entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content})
-    sheet.chain_seq = entry.seq
-    sheet.receipt = _receipt(tid, entry.hash)
+    with db.session.no_autoflush:  # chain_seq and receipt in one UPDATE (or in the INSERT: store_new)
+        entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content})
+        sheet.chain_seq = entry.seq
+        sheet.receipt = _receipt(tid, entry.hash)
     sheet._chained_record = rec
     return entry
 
 
+def store_new(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
+    """A new sheet's `sheet.store` entry written before the sheet's INSERT (a phone sheet:
+    the row is inserted with its chain_seq and receipt). The entry is the one
+    record_sheets would write after the INSERT; should the flushed row's record
+    differ, record_sheets still chains the difference (`sheet.update`)."""
+    return _store(sheet, tid, round_no, table_no, players, actor)
+
+
 def _receipt(tid: int, hex_hash: str) -> str:
     code = b32(hex_hash)
+    candidates = [groups(code[:n]) for n in range(RECEIPT_CHARS, RECEIPT_MAX_CHARS + 1, 2)]
     used = set(db.session.scalars(
         select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
-        .where(Round.tournament_id == tid, Sheet.receipt.is_not(None))))
-    for n in range(RECEIPT_CHARS, RECEIPT_MAX_CHARS + 1, 2):
-        if groups(code[:n]) not in used:
-            return groups(code[:n])
+        .where(Round.tournament_id == tid, Sheet.receipt.in_(candidates))))
+    for receipt in candidates:
+        if receipt not in used:
+            return receipt
     raise ValueError("no unique receipt")  # 50 bits in common with another sheet of the tournament
 
 

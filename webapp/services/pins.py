@@ -26,7 +26,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from flask_babel import gettext as _
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from werkzeug.security import check_password_hash
 
@@ -246,21 +246,23 @@ def _locked(player: Player, until: datetime) -> PinLocked:
                        s=player.start_no), player.start_no, until)
 
 
-def _hold(player: Player, now: datetime):
-    """Take the player's row (PostgreSQL: its row lock; SQLite: the write lock,
-    which BEGIN IMMEDIATE already holds) if the player is not locked; the fresh
-    (pin_hash, pin_locked_until) then, or None while locked. Every attempt on
-    every route passes here, so they take their turn per player."""
-    row = db.session.execute(
-        update(Player).where(Player.id == player.id,
+def _hold(players: list[Player], now: datetime) -> dict[int, str | None]:
+    """Take the players' rows (PostgreSQL: their row locks; SQLite: the write lock,
+    which BEGIN IMMEDIATE already holds) of those not locked, in one statement: the
+    fresh pin_hash by player id; a locked player is missing (and refreshed). Every
+    attempt on every route passes here, so they take their turn per player."""
+    rows = db.session.execute(
+        update(Player).where(Player.id.in_([p.id for p in players]),
                              or_(Player.pin_locked_until.is_(None), Player.pin_locked_until <= now))
         .values(pin_failures=Player.pin_failures)
-        .returning(Player.pin_hash).execution_options(synchronize_session=False)).first()
-    if row is None:
-        db.session.refresh(player, ["pin_hash", "pin_failures", "pin_locked_until"])
-        return None
-    set_committed_value(player, "pin_hash", row[0])
-    return row
+        .returning(Player.id, Player.pin_hash).execution_options(synchronize_session=False)).all()
+    held = {pid: pin_hash for pid, pin_hash in rows}
+    for player in players:
+        if player.id in held:
+            set_committed_value(player, "pin_hash", held[player.id])
+        else:
+            db.session.refresh(player, ["pin_hash", "pin_failures", "pin_locked_until"])
+    return held
 
 
 def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = None,
@@ -280,49 +282,101 @@ def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = No
        minutes from now. Right: the attempt is deleted and the player must still
        not be locked (checked again in the database).
     """
+    error = check_pins(t, [(player, pin, proof)], now)[0]
+    if error is not None:
+        raise error
+
+
+def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | None]],
+               now: datetime | None = None) -> list[PinError | None]:
+    """`check_pin` for several different players at once (a sheet's signatures:
+    (player, pin, proof) each), the same rule step by step for each, but every
+    step one statement for all of them: a sheet of three costs about 5
+    statements instead of 18. Returns each check's PinError (PinLocked), or None
+    for a right PIN, in the order given."""
     now = now or utcnow()
-    held = _hold(player, now)
-    if held is None:
-        raise _locked(player, player.pin_locked_until or now + LOCK_TIME)
-    stored = held[0]
-    if stored is None:
-        raise PinError(_("Start number %(s)d has no PIN yet: the operator prints a PIN slip at the desk.",
-                         s=player.start_no), player.start_no, code="no-pin")
-    if proof and proof[1] and hmac.compare_digest(proof[1], pin_proof(t.id, player.start_no, proof[0], stored)):
-        return
-    if not pin:
-        raise PinError(_("The PIN of start number %(s)d is needed again: enter it.", s=player.start_no),
-                       player.start_no, code="pin-needed")
-    db.session.execute(delete(PinAttempt).where(PinAttempt.player_id == player.id, PinAttempt.at <= now - WINDOW)
-                       .execution_options(synchronize_session=False))
-    recent = db.session.execute(select(func.count(), func.min(PinAttempt.at))
-                                .where(PinAttempt.player_id == player.id, PinAttempt.at > now - WINDOW)).one()
-    if recent[0] >= MAX_FAILURES:
-        raise _locked(player, recent[1] + WINDOW)
-    attempt_id = db.session.execute(
-        PinAttempt.__table__.insert().values(player_id=player.id, at=now, kept=False)
-        .returning(PinAttempt.__table__.c.id)).scalar_one()
-    salt = t.pin_salt or tournament_salt(t.id)
-    key = pepper(t.id, salt)
-    if pin_matches(stored, key, t.id, player.start_no, pin):
-        db.session.execute(delete(PinAttempt).where(PinAttempt.id == attempt_id)
+    players = [p for p, _pin, _proof in checks]
+    if len({p.id for p in players}) != len(players):
+        raise ValueError("check_pins: each player once")
+    out: list[PinError | None] = [None] * len(checks)
+    held = _hold(players, now)  # 1.
+    evaluate = []
+    for i, (player, pin, proof) in enumerate(checks):
+        if player.id not in held:
+            out[i] = _locked(player, player.pin_locked_until or now + LOCK_TIME)
+            continue
+        stored = held[player.id]
+        if stored is None:  # 2.
+            out[i] = PinError(_("Start number %(s)d has no PIN yet: the operator prints a PIN slip at the desk.",
+                                s=player.start_no), player.start_no, code="no-pin")
+        elif proof and proof[1] and hmac.compare_digest(proof[1], pin_proof(t.id, player.start_no, proof[0],
+                                                                              stored)):
+            pass
+        elif not pin:
+            out[i] = PinError(_("The PIN of start number %(s)d is needed again: enter it.", s=player.start_no),
+                              player.start_no, code="pin-needed")
+        else:
+            evaluate.append(i)
+    if not evaluate:
+        return out
+    ids = [checks[i][0].id for i in evaluate]
+    cutoff = now - WINDOW
+    recent, expired = {}, False
+    for pid, count, first, old in db.session.execute(  # 3., with the expired attempts found on the way
+            select(PinAttempt.player_id, func.count(case((PinAttempt.at > cutoff, 1))),
+                   func.min(case((PinAttempt.at > cutoff, PinAttempt.at))),
+                   func.count(case((PinAttempt.at <= cutoff, 1))))
+            .where(PinAttempt.player_id.in_(ids)).group_by(PinAttempt.player_id)):
+        recent[pid] = (count, first)
+        expired = expired or old > 0
+    if expired:
+        db.session.execute(delete(PinAttempt).where(PinAttempt.player_id.in_(ids), PinAttempt.at <= cutoff)
                            .execution_options(synchronize_session=False))
-        if _hold(player, now) is None:
-            raise _locked(player, player.pin_locked_until or now + LOCK_TIME)
-        return
-    db.session.execute(update(PinAttempt).where(PinAttempt.id == attempt_id).values(kept=True)
-                       .execution_options(synchronize_session=False))
-    failures = recent[0] + 1
-    values = {"pin_failures": failures}
-    if failures >= MAX_FAILURES:
-        values["pin_locked_until"] = now + LOCK_TIME
-    db.session.execute(update(Player).where(Player.id == player.id).values(**values)
-                       .execution_options(synchronize_session=False))
-    for attr, value in values.items():
-        set_committed_value(player, attr, value)
-    if failures >= MAX_FAILURES:
-        audit("pin.locked", "phone", {"start_no": player.start_no,
-                                      "until": values["pin_locked_until"].isoformat()}, t.id)
-        raise _locked(player, values["pin_locked_until"])
-    raise PinError(_("Wrong PIN for start number %(s)d.", s=player.start_no), player.start_no,
-                   MAX_FAILURES - failures)
+    reserve = []
+    for i in evaluate:
+        player = checks[i][0]
+        count, first = recent.get(player.id, (0, None))
+        if count >= MAX_FAILURES:
+            out[i] = _locked(player, first + WINDOW)
+        else:
+            reserve.append(i)
+    if not reserve:
+        return out
+    table = PinAttempt.__table__
+    attempts = dict(db.session.execute(  # 4.
+        table.insert().values([{"player_id": checks[i][0].id, "at": now, "kept": False} for i in reserve])
+        .returning(table.c.player_id, table.c.id)).all())
+    key = pepper(t.id, t.pin_salt or tournament_salt(t.id))
+    right, wrong = [], []
+    for i in reserve:
+        player, pin, _proof = checks[i]
+        (right if pin_matches(held[player.id], key, t.id, player.start_no, pin) else wrong).append(i)
+    if right:  # 5.
+        db.session.execute(delete(PinAttempt).where(PinAttempt.id.in_([attempts[checks[i][0].id] for i in right]))
+                           .execution_options(synchronize_session=False))
+        still = _hold([checks[i][0] for i in right], now)
+        for i in right:
+            player = checks[i][0]
+            if player.id not in still:
+                out[i] = _locked(player, player.pin_locked_until or now + LOCK_TIME)
+    if wrong:
+        db.session.execute(update(PinAttempt).where(PinAttempt.id.in_([attempts[checks[i][0].id] for i in wrong]))
+                           .values(kept=True).execution_options(synchronize_session=False))
+    for i in wrong:
+        player = checks[i][0]
+        failures = recent.get(player.id, (0, None))[0] + 1
+        values = {"pin_failures": failures}
+        if failures >= MAX_FAILURES:
+            values["pin_locked_until"] = now + LOCK_TIME
+        db.session.execute(update(Player).where(Player.id == player.id).values(**values)
+                           .execution_options(synchronize_session=False))
+        for attr, value in values.items():
+            set_committed_value(player, attr, value)
+        if failures >= MAX_FAILURES:
+            audit("pin.locked", "phone", {"start_no": player.start_no,
+                                          "until": values["pin_locked_until"].isoformat()}, t.id)
+            out[i] = _locked(player, values["pin_locked_until"])
+        else:
+            out[i] = PinError(_("Wrong PIN for start number %(s)d.", s=player.start_no), player.start_no,
+                              MAX_FAILURES - failures)
+    return out

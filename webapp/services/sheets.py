@@ -28,7 +28,7 @@ from ..sync import protocol
 from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
-from .pins import PinError, PinLocked, check_pin, pin_proof, round_started
+from .pins import PinError, PinLocked, check_pin, check_pins, pin_proof, round_started
 from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
 
@@ -366,18 +366,18 @@ def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> Non
 
 def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> tuple[list[PinError], dict]:
     """Every PIN of the sheet evaluated once: the failures in seat order and the right PINs' proofs."""
-    failures, proofs = [], {}
+    failures, proofs, checks = [], {}, []
     for start_no in tab.players:
         signature = sub.signature_of(start_no)
         if signature.own_phone:
             continue  # its PIN was checked when it was given (sign_draft)
-        player = seated_player(t, tab, start_no)
-        try:
-            check_pin(t, player, signature.pin, proof=(signature.hash, signature.pin_proof))
-        except PinError as e:
-            failures.append(e)
+        checks.append((seated_player(t, tab, start_no), signature.pin, (signature.hash, signature.pin_proof)))
+    # one statement per step of the lockout rule for the whole table (services/pins.check_pins)
+    for (player, _pin, (signed_hash, _proof)), error in zip(checks, check_pins(t, checks) if checks else []):
+        if error is not None:
+            failures.append(error)
         else:
-            proofs[start_no] = pin_proof(t.id, start_no, signature.hash, player.pin_hash)
+            proofs[player.start_no] = pin_proof(t.id, player.start_no, signed_hash, player.pin_hash)
     return failures, proofs
 
 
@@ -423,13 +423,14 @@ def early_answer(sub: protocol.Submission) -> Answer | None:
     return replay(stored, sub.content.hash) if stored is not None else None
 
 
-def submit(sub: protocol.Submission) -> Answer:
-    """Check and store one signed sheet (docs/SYNC.md, POST /api/v1/sheets)."""
+def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
+    """Check and store one signed sheet (docs/SYNC.md, POST /api/v1/sheets).
+    `peeked`: early_answer has just looked the key up without the write lock."""
     tid, round_no, table_no = read_token(sub.token)
     c = sub.content
     check_for_token(c, tid, round_no, table_no)
     h = c.hash
-    stored = peek_submission(sub.idempotency_key)
+    stored = None if peeked else peek_submission(sub.idempotency_key)
     if stored is not None:
         return replay(stored, h)
     t = load_tournament(tid, lock=True)
@@ -480,9 +481,13 @@ def submit(sub: protocol.Submission) -> Answer:
                   content_hash=h, signatures=[own.get(s) or sub.signature_of(s).stored() for s in tab.players],
                   content=c.as_dict(), base_version=c.base_version,
                   scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended,
-                  premium_games=protocol.stored_field(c.as_dict(), "premium_games"))
-    db.session.add(sheet)
-    chain.record_sheets(t.id, ACTOR)  # its receipt: a prefix of its chain entry's hash
+                  premium_games=protocol.stored_field(c.as_dict(), "premium_games"), disqualified=[], early=False)
+    with db.session.no_autoflush:
+        # its chain entry first, so the row is inserted with its chain_seq and receipt (a prefix of the
+        # entry's hash) instead of updated twice after
+        chain.store_new(sheet, t.id, r.number, tab.number, tab.players, ACTOR)
+        db.session.add(sheet)
+    db.session.flush()
     case = None
     if kind is not None:
         case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind=kind, status="open",

@@ -68,7 +68,7 @@ def submit_sheet():
         if answer is not None:
             return _json(answer)
         with admission.current().slot():
-            answer = sheets.submit(sub)
+            answer = sheets.submit(sub, peeked=True)
             db.session.commit()
     except admission.Busy as e:
         return admission.busy_answer(e)

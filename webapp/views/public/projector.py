@@ -64,6 +64,9 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
 
 @bp.get("/t/<int:tid>/projector")
 def projector(tid: int):
+    early = caching.not_modified("projector", tid)
+    if early is not None:
+        return early
     t = get_tournament(tid)
     r = current_round(t)
     live = r if r is not None and r.status == "published" else None  # a draft is never shown
@@ -100,6 +103,9 @@ def _projector(t, r, live, progress):
 def seating(tid: int):
     """The published round's seating on one page (the start page's "Seating" link):
     rendered once per public version, like the projector's slides."""
+    early = caching.not_modified("seating", tid)
+    if early is not None:
+        return early
     t = get_tournament(tid)
     r = current_round(t)
     live = r if r is not None and r.status == "published" else None

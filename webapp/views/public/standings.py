@@ -70,6 +70,9 @@ def _standings(t: Tournament, after: int | None) -> tuple[int | None, dict | Non
 
 @bp.get("/t/<int:tid>/standings")
 def standings(tid: int):
+    early = caching.not_modified("standings", tid)
+    if early is not None:
+        return early
     after = request.args.get("after", type=int)
     t = get_tournament(tid)
     latest = svc.public_standings_round(t)
@@ -100,6 +103,9 @@ def _standings_response(t: Tournament, after: int | None):
 
 @bp.get("/t/<int:tid>/player/<int:start_no>")
 def player(tid: int, start_no: int):
+    early = caching.not_modified("player", tid)
+    if early is not None:
+        return early
     t = get_tournament(tid)
     return caching.public_page("player", (t.id, t.public_version, start_no, running_table_state(t, start_no)),
                                lambda: _player(tid, start_no), max_age=15)
