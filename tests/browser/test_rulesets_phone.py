@@ -5,6 +5,9 @@ points and the rule set's checks from POST /api/v1/preview.
 - ČSM in Czech (CSM-1..CSM-3): a table of four enters ZB and PB and a line for a game worth 50 PB
   or more, which is refused until its players sign it; all four sign on one phone. A second table of
   four is signed on the players' own phones.
+- SMU in Czech (SMU-1..SMU-3): net Kč per player, the table totals 0 Kč, a negative sum is normal
+  (no SEM-C8 note), the points 5-3-2-1 with shared places (halves) shown live; a table of four on one
+  phone, a table of three on own phones.
 - Thousand in Russian (TH-1, TH-3, TH-6): scores in steps of 5 and how the game ended, the points by
   the brackets as the server computes them, the best-placed player submits; a table of four on one
   phone, a table of three on own phones.
@@ -108,6 +111,29 @@ def sign_own(phone, start_no: int, pin: str) -> None:
     expect(page.locator("#own-done")).to_be_visible()
 
 
+def enter(page, sums, pb=None) -> None:
+    """Types the sums (ZB, Kč, scores) and, for ČSM, the PB into the entry rows."""
+    for i, v in enumerate(sums):
+        page.locator(f"#sum{i}").fill(v)
+        if pb is not None:
+            page.locator(f"#pb{i}").fill(pb[i])
+
+
+def sign_on_own_phones(phones, event, table: int, keeper_phone, keeper: int, others, shows=()) -> str:
+    """The keeper's phone has sent the sheet: every other player signs on their own phone, which
+    shows `shows`, then the keeper signs last on theirs; the receipt."""
+    expect(keeper_phone.page.locator("#own-hint")).to_be_visible()  # published for the players' own phones
+    for s in others:
+        own = phones()
+        own.open(event.sheet_url(table), offline_ready=False)
+        for text in shows:
+            expect(own.page.locator("#own-sums")).to_contain_text(text)
+        sign_own(own, s, event.pins[s])
+    expect(keeper_phone.page.locator("#signers li.is-signed")).to_have_count(len(others))
+    sign_here(keeper_phone, keeper, event.pins[keeper])
+    return receipt_of(keeper_phone)
+
+
 def receipt_of(phone) -> str:
     status = phone.page.locator("#status")
     expect(status).to_contain_text(RECEIPT)
@@ -152,9 +178,7 @@ def test_csm_2_csm_3_a_table_of_four_with_a_premium_game_on_one_phone_in_czech(l
     expect(page.locator("#entry")).to_contain_text(f"Hráč 1, {ev.names[p1]}, vede tento list")
     expect(page.locator(".sum-unit").first).to_have_text("ZB")
     expect(page.locator("#note-box")).to_be_hidden()
-    for i, (zb, pb) in enumerate([("35", "60"), ("-10", "0"), ("-30", "10"), ("4", "0")]):
-        page.locator(f"#sum{i}").fill(zb)
-        page.locator(f"#pb{i}").fill(pb)
+    enter(page, ["35", "-10", "-30", "4"], pb=["60", "0", "10", "0"])
     expect(page.locator("#total-hint")).to_contain_text(re.compile(r"1\sZB"))  # 1 too much: ZB total 0 (CSM-2)
     expect(page.locator("#confirm")).to_be_disabled()
     page.locator("#sum3").fill("5")
@@ -203,20 +227,10 @@ def test_csm_2_csm_3_a_table_of_four_with_a_premium_game_on_one_phone_in_czech(l
     keeper = phones()
     keeper.open(ev.sheet_url(2))
     kp = keeper.page
-    for i, (zb, pb) in enumerate([("12", "20"), ("-2", "5"), ("-4", "0"), ("-6", "0")]):
-        kp.locator(f"#sum{i}").fill(zb)
-        kp.locator(f"#pb{i}").fill(pb)
+    enter(kp, ["12", "-2", "-4", "-6"], pb=["20", "5", "0", "0"])
     expect(kp.locator("#confirm")).to_be_enabled()
     kp.locator("#confirm").click()
-    expect(kp.locator("#own-hint")).to_be_visible()  # published for the players' own phones
-    for s in (q2, q3, q4):
-        own = phones()
-        own.open(ev.sheet_url(2), offline_ready=False)
-        expect(own.page.locator("#own-sums")).to_contain_text("PB 20")
-        sign_own(own, s, ev.pins[s])
-    expect(kp.locator("#signers li.is-signed")).to_have_count(3)
-    sign_here(keeper, q1, ev.pins[q1])
-    receipt_of(keeper)
+    sign_on_own_phones(phones, ev, 2, keeper, q1, (q2, q3, q4), shows=["PB 20"])
     sheet = ev.sheet(2)
     assert sheet["status"] == "accepted" and sheet["scores"] == ["20", "5", "0", "0"]
     assert sheet["premium_games"] is None or sheet["premium_games"] == []
@@ -249,8 +263,7 @@ def test_th_3_th_6_thousand_on_one_phone_and_on_own_phones_in_russian(live_serve
     expect(page.locator("#entry h2")).to_have_text("Введите результаты")
     expect(page.locator("#entry")).to_contain_text("игрок с лучшим результатом")
     expect(page.locator("#total-line")).to_be_hidden()  # TH-3: no table total
-    for i, v in enumerate(["880", "1000", "443", "-20"]):
-        page.locator(f"#sum{i}").fill(v)
+    enter(page, ["880", "1000", "443", "-20"])
     expect(page.locator("#total-hint")).to_contain_text("TH-3")  # how did the game end?
     page.locator("#ended-time").check()
     # the server's checks: 443 is not a multiple of 5 or a 1000 by time — either way refused (TH-3)
@@ -284,22 +297,12 @@ def test_th_3_th_6_thousand_on_one_phone_and_on_own_phones_in_russian(live_serve
     best = phones()
     best.open(ev.sheet_url(three))
     bp = best.page
-    for i, v in enumerate(["300", "880", "5"]):
-        bp.locator(f"#sum{i}").fill(v)
+    enter(bp, ["300", "880", "5"])
     bp.locator("#ended-time").check()
     expect(bp.locator("#points1")).to_have_text("2 оч.")  # 880 when time ran out (TH-3)
     bp.locator("#confirm").click()
     expect(bp.locator("#keeper-line")).to_contain_text(ev.names[y])
-    expect(bp.locator("#own-hint")).to_be_visible()
-    for s in (x, z):
-        own = phones()
-        own.open(ev.sheet_url(three), offline_ready=False)
-        expect(own.page.locator("#own-sums")).to_contain_text("Конец игры: истекло время")
-        expect(own.page.locator("#own-sums")).to_contain_text("2 оч.")
-        sign_own(own, s, ev.pins[s])
-    expect(bp.locator("#signers li.is-signed")).to_have_count(2)
-    sign_here(best, y, ev.pins[y])
-    receipt_of(best)
+    sign_on_own_phones(phones, ev, three, best, y, (x, z), shows=["Конец игры: истекло время", "2 оч."])
     sheet = ev.sheet(three)
     assert sheet["status"] == "accepted" and sheet["scores"] == ["300", "880", "5"] and sheet["ended"] == "time"
     assert [bool(s.get("own_phone")) for s in sheet["signatures"]] == [True, False, True]
@@ -313,3 +316,77 @@ def test_th_3_th_6_thousand_on_one_phone_and_on_own_phones_in_russian(live_serve
     expect(row).to_contain_text("1000")
     row = standings_row(desk, ev, y)
     expect(row).to_contain_text("880")
+
+
+def test_smu_1_smu_2_smu_3_net_kc_and_shared_places_on_one_phone_and_on_own_phones_in_czech(
+        live_server, phones, browser):
+    """SMU-1: 10 players = 4 + 3 + 3, player A keeps the sheet; SMU-2: net Kč per player, the table
+    totals 0 Kč, a negative sum needs no note (SEM-C8 does not apply); SMU-3: 5-3-2-1 and 5-3-1 shown
+    live, two players tied for 2nd-3rd get 2.5 each. A table of four signed on one 360 px phone, a
+    table of three on the players' own phones; the desk shows the receipt, the standings the halves."""
+    ev = Event(live_server, "smu", 10, "cs")
+    sizes = [len(t) for t in ev.tables]
+    assert sizes == [3, 3, 4]  # SMU-1: the table of four last
+    four, three = 3, 1
+    a, b, c, d = ev.tables[four - 1]
+    ph = phones()
+    ph.open(ev.sheet_url(four))
+    page = ph.page
+    expect(page.locator("#entry h2")).to_have_text("Zadejte částky")
+    expect(page.locator("#entry")).to_contain_text(f"Hráč 1, {ev.names[a]}, vede tento list")  # SMU-1: A
+    expect(page.locator("#total-line")).to_be_visible()
+    enter(page, ["20", "5", "5", "-31"])
+    expect(page.locator("#total-hint")).to_contain_text(re.compile(r"chybí 1,00\sKč"))  # 1 Kč short of 0 (SMU-2)
+    expect(page.locator("#confirm")).to_be_disabled()
+    page.locator("#sum3").fill("-30")
+    expect(page.locator("#total-hint")).to_have_text("Součet souhlasí.")
+    expect(page.locator("#total")).to_contain_text("Kč")
+    expect(page.locator("#note-box")).to_be_hidden()  # SMU-2: -30 Kč is normal, no SEM-C8 note
+    expect(page.locator("#confirm")).to_be_enabled()
+    # SMU-3: 5-3-2-1, the tie for 2nd-3rd shares 3 + 2
+    expect(page.locator("#points0")).to_have_text("5 b.")
+    expect(page.locator("#points1")).to_have_text("2,5 b.")
+    expect(page.locator("#points2")).to_have_text("2,5 b.")
+    expect(page.locator("#points3")).to_have_text("1 b.")
+    page.locator("#confirm").click()
+    expect(page.locator("#signing")).to_be_visible()
+    locked = page.locator("#locked-sums")
+    expect(locked).to_contain_text("Kč")
+    expect(locked).to_contain_text("2,5 b.")
+    expect(page.locator("#referee-needed")).to_be_hidden()
+    for s in (a, b, c, d):
+        sign_here(ph, s, ev.pins[s])
+    receipt = receipt_of(ph)
+    expect(page.locator("#status-sums")).to_contain_text("2,5 b.")
+    sheet = ev.sheet(four)
+    assert sheet["status"] == "accepted" and sheet["receipt"] == receipt
+    assert sheet["sums"] == ["20.00", "5.00", "5.00", "-30.00"]
+    assert [s["start_no"] for s in sheet["signatures"]] == [a, b, c, d]
+
+    # a table of three: player A's phone enters and sends, B and C sign on their own phones
+    x, y, z = ev.tables[three - 1]
+    keeper = phones()
+    keeper.open(ev.sheet_url(three))
+    kp = keeper.page
+    enter(kp, ["-4", "12", "-8"])
+    expect(kp.locator("#note-box")).to_be_hidden()
+    expect(kp.locator("#points1")).to_have_text("5 b.")  # SMU-3: 5-3-1
+    expect(kp.locator("#points0")).to_have_text("3 b.")
+    expect(kp.locator("#points2")).to_have_text("1 b.")
+    kp.locator("#confirm").click()
+    sign_on_own_phones(phones, ev, three, keeper, x, (y, z), shows=["Kč", "5 b."])
+    sheet = ev.sheet(three)
+    assert sheet["status"] == "accepted" and sheet["sums"] == ["-4.00", "12.00", "-8.00"]
+    assert [bool(s.get("own_phone")) for s in sheet["signatures"]] == [False, True, True]  # by seat: A on the keeping phone
+
+    desk = operator(browser, ev)
+    card = desk_card(desk, ev, four)
+    expect(card).to_contain_text(receipt)
+    expect(card).to_contain_text("-30,00")  # the desk's tables show amounts without the sign
+    expect(card.locator("tr", has_text=ev.names[b])).to_contain_text("2,5 b.")
+    ev.finish_round({3: (["6", "0", "-6"], {})})
+    # SMU-4: points first, then money; the halves from the shared place
+    row = standings_row(desk, ev, b)
+    expect(row).to_contain_text("2,5")
+    row = standings_row(desk, ev, d)
+    expect(row).to_contain_text("-30")
