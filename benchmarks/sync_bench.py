@@ -52,7 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.venue import pct  # noqa: E402
+from benchmarks.venue import drawing, pct  # noqa: E402
 
 from sqlalchemy import func, select  # noqa: E402
 from waitress.server import create_server  # noqa: E402
@@ -97,19 +97,6 @@ class Served:
         logging.getLogger("waitress").setLevel(logging.CRITICAL)  # a request cut off by the close is expected
         self.server.close()
         self.thread.join(timeout=5)
-
-
-def drawing(rng: random.Random) -> str:
-    """A finger signature's path data as the phone sends it: a few strokes, ~150 points."""
-    parts = []
-    for _ in range(rng.randint(2, 4)):
-        x, y = rng.uniform(10, 60), rng.uniform(40, 150)
-        pts = []
-        for _ in range(rng.randint(30, 60)):
-            x, y = x + rng.uniform(1, 6), min(180, max(5, y + rng.uniform(-9, 9)))
-            pts.append(f"{x:.1f} {y:.1f}")
-        parts.append("M " + pts[0] + " L " + " ".join(pts[1:]))
-    return " ".join(parts)
 
 
 def setup(app, n_tables: int, scrypt_pins: bool, proofs: bool = False) -> tuple[int, list[dict]]:
