@@ -14,6 +14,11 @@ from sqlalchemy.engine import Engine
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
+def in_write_request() -> bool:
+    """Inside a request whose transactions take SQLite's write lock up front (see `_on_begin`)."""
+    return has_request_context() and request.method not in READ_ONLY_METHODS
+
+
 def configure_sqlite(engine: Engine) -> None:
     if engine.dialect.name != "sqlite":
         return

@@ -25,6 +25,7 @@ from sqlalchemy import event, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history, set_committed_value
 
+from ..database import in_write_request
 from ..extensions import db
 from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, utcnow
 from ..sync import protocol
@@ -342,6 +343,10 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
         return shown
     values = {"tournament_id": tid, "seq": seq, "hash": h, "mac": published_mac(tid, seq, h), "place": place,
               "published_at": utcnow()}
+    if own_transaction and in_write_request():
+        # a page rendered by a POST (a refused form shown again): this request's session may hold
+        # SQLite's write lock, and a second connection would wait for it until "database is locked"
+        own_transaction = False
     if own_transaction:
         with db.engine.begin() as conn:
             conn.execute(_insert_absent(conn.dialect.name, values))
