@@ -97,7 +97,15 @@ class Operator:
                 page.keyboard.type(as_typed(s, comma=True))
                 if i < len(sums) - 1:
                     page.keyboard.press("Tab")
-            status = self.save(number, lambda: page.keyboard.press("Enter"))
+            if negative:
+                # as the operator does: the live check shows the note field for the negative sum, the
+                # note is typed, then Enter (pressing Enter while that check is still on its way raced it)
+                note = art.locator("input[name=note]")
+                expect(note).to_be_visible()
+                note.fill(NOTE)
+                status = self.save(number, lambda: note.press("Enter"))
+            else:
+                status = self.save(number, lambda: page.keyboard.press("Enter"))
         else:
             for i, s in enumerate(sums):
                 art.locator(f"input[name=sum{i}]").fill(as_typed(s, comma=False))
