@@ -144,3 +144,32 @@ def open_round(app, tid) -> int:
         rounds.publish_round(t, r, "test", t.version)
         db.session.commit()
         return r.number
+
+
+def fee_correction_table(app) -> dict:
+    """A 27-player tournament after round 3 with round 4 published, and a round-3
+    table whose two best sums differ and whose best player plays round 4: an SEM-C10
+    correction with a fee that swaps those two sums swaps places in the cut draw.
+    `real` are the swapped sums, `before` round 4's seating, `seat4` start no → (table, seat)."""
+    from decimal import Decimal
+
+    tid = make_tournament(app, 27)
+    for k in (1, 2, 3):
+        play_round(app, tid, seed=k)
+    open_round(app, tid)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        r3, r4 = t.rounds[2], t.rounds[3]
+        seat4 = {s: (tab.number, i) for tab in r4.tables for i, s in enumerate(tab.players)}
+        for tab in r3.tables:
+            sums = [Decimal(x) for x in tab.sheet.sums]
+            order = sorted(range(3), key=lambda i: sums[i], reverse=True)
+            hi, mid = order[0], order[1]
+            if sums[hi] != sums[mid] and tab.players[hi] in seat4:
+                break
+        else:
+            raise AssertionError("no round-3 table suits a fee correction")
+        real = list(sums)
+        real[hi], real[mid] = sums[mid], sums[hi]
+        return {"tid": tid, "table": tab.number, "players": list(tab.players), "sums": sums, "real": real,
+                "hi": hi, "mid": mid, "seat4": seat4, "before": {x.number: list(x.players) for x in r4.tables}}

@@ -5,7 +5,6 @@ import re
 from datetime import timedelta
 from decimal import Decimal as D
 
-import pytest
 from sqlalchemy import event, func, select
 
 from tests.helpers import HX, login, make_tournament, make_user, open_round, play_round, text
@@ -771,28 +770,11 @@ def test_correction_errors_store_nothing(app, op):
 
 
 def test_correction_with_fee_swaps_places_in_published_round_4_draw(app, op):
-    tid = make_tournament(app, 27)
-    for k in (1, 2, 3):
-        play_round(app, tid, seed=k)
-    open_round(app, tid)
-    with app.app_context():
-        t = db.session.get(Tournament, tid)
-        r3, r4 = t.rounds[2], t.rounds[3]
-        seat4 = {s: (tab.number, i) for tab in r4.tables for i, s in enumerate(tab.players)}
-        # a round-3 table whose two best sums differ and whose best player plays round 4
-        for tab in r3.tables:
-            sums = [D(x) for x in tab.sheet.sums]
-            order = sorted(range(3), key=lambda i: sums[i], reverse=True)
-            hi, mid = order[0], order[1]
-            if sums[hi] != sums[mid] and tab.players[hi] in seat4:
-                break
-        else:
-            pytest.fail("no suitable table")
-        table_no, players = tab.number, list(tab.players)
-        real = list(sums)
-        real[hi], real[mid] = sums[mid], sums[hi]
-        a, b = players[hi], players[mid]
-        before = {x.number: list(x.players) for x in r4.tables}
+    from tests.helpers import fee_correction_table
+
+    f = fee_correction_table(app)
+    tid, table_no, sums, real, seat4, before = f["tid"], f["table"], f["sums"], f["real"], f["seat4"], f["before"]
+    a, b = f["players"][f["hi"]], f["players"][f["mid"]]
     data = corr_data(app, tid, 3, table_no, [f"{x:.2f}" for x in real], "fee")
     r = op.post(f"/operator/t/{tid}/corrections/preview", data=data, headers=HX)
     body = text(r)

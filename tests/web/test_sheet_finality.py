@@ -14,7 +14,7 @@ from tests.helpers import (HX, issue_pins, login, make_tournament, make_user, pl
                            text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Correction, Round, Sheet, Tournament
-from webapp.services import cases, discipline, results, rounds, sheets
+from webapp.services import cases, results, rounds, sheets
 from webapp.services.common import verify_audit_chain
 from webapp.sync import protocol
 
@@ -328,28 +328,10 @@ def test_sem_c10_proposal_refused_when_the_sheet_changed_and_rejection_changes_n
 
 def test_sem_c10_with_fee_swaps_places_in_the_published_cut_draw_once_approved(app, two):
     op, ref = two
-    tid = make_tournament(app, 27)
-    for k in (1, 2, 3):
-        play_round(app, tid, seed=k)
-    from tests.helpers import open_round
+    from tests.helpers import fee_correction_table
 
-    open_round(app, tid)
-    with app.app_context():
-        t = db.session.get(Tournament, tid)
-        r3, r4 = t.rounds[2], t.rounds[3]
-        seat4 = {s: (tab.number, i) for tab in r4.tables for i, s in enumerate(tab.players)}
-        for tab in r3.tables:
-            sums = [D(x) for x in tab.sheet.sums]
-            order = sorted(range(3), key=lambda i: sums[i], reverse=True)
-            hi, mid = order[0], order[1]
-            if sums[hi] != sums[mid] and tab.players[hi] in seat4:
-                break
-        else:
-            pytest.fail("no suitable table")
-        table_no = tab.number
-        real = list(sums)
-        real[hi], real[mid] = sums[mid], sums[hi]
-        before = {x.number: list(x.players) for x in r4.tables}
+    case_ = fee_correction_table(app)
+    tid, table_no, real, before = case_["tid"], case_["table"], case_["real"], case_["before"]
     data = {"round": 3, "table": table_no, "kind": "fee", "asked_by": "player",
             **{f"sum{i}": f"{x:.2f}" for i, x in enumerate(real)}, "version": tversion(app, tid)}
     assert op.post(f"/operator/t/{tid}/corrections", data=data).status_code == 302
