@@ -173,3 +173,19 @@ def fee_correction_table(app) -> dict:
         real[hi], real[mid] = sums[mid], sums[hi]
         return {"tid": tid, "table": tab.number, "players": list(tab.players), "sums": sums, "real": real,
                 "hi": hi, "mid": mid, "seat4": seat4, "before": {x.number: list(x.players) for x in r4.tables}}
+
+
+def stored_cases(app, *, kind=None, status=None) -> list:
+    """The referee's cases, oldest first, detached so they can be read after the app context."""
+    from webapp.models import Case
+
+    with app.app_context():
+        q = select(Case)
+        if kind:
+            q = q.where(Case.kind == kind)
+        if status:
+            q = q.where(Case.status == status)
+        rows = db.session.scalars(q.order_by(Case.id)).all()
+        for c in rows:
+            db.session.expunge(c)
+        return rows

@@ -11,7 +11,7 @@ from decimal import Decimal as D
 import pytest
 from sqlalchemy import select
 
-from tests.helpers import login, make_tournament, make_user, open_round, play_round, text
+from tests.helpers import login, make_tournament, make_user, open_round, play_round, stored_cases, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Event, Round, Sheet, Tournament
 from webapp.services import chain, results, rounds
@@ -46,14 +46,7 @@ def table(app, tid, round_no, n=1):
 
 
 def discipline_cases(app, status=None) -> list[Case]:
-    with app.app_context():
-        q = select(Case).where(Case.kind == "discipline")
-        if status:
-            q = q.where(Case.status == status)
-        rows = db.session.scalars(q.order_by(Case.id)).all()
-        for c in rows:
-            db.session.expunge(c)
-        return rows
+    return stored_cases(app, kind="discipline", status=status)
 
 
 def post(client, tid, action, **data):

@@ -10,7 +10,7 @@ from decimal import Decimal as D
 import pytest
 from sqlalchemy import event, func, select
 
-from tests.helpers import (HX, issue_pins, login, make_tournament, make_user, play_round, signed_submission,
+from tests.helpers import (HX, stored_cases, issue_pins, login, make_tournament, make_user, play_round, signed_submission,
                            text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Correction, Round, Sheet, Tournament
@@ -46,14 +46,7 @@ def tversion(app, tid) -> int:
 
 
 def open_cases(app, kind=None) -> list[Case]:
-    with app.app_context():
-        q = select(Case).where(Case.status == "open")
-        if kind:
-            q = q.where(Case.kind == kind)
-        rows = db.session.scalars(q.order_by(Case.id)).all()
-        for c in rows:
-            db.session.expunge(c)
-        return rows
+    return stored_cases(app, kind=kind, status="open")
 
 
 def close(app, tid, round_no):
