@@ -178,7 +178,9 @@ def phone(proxy_port: int, path: str, body: dict, start: threading.Barrier, out:
         if time.perf_counter() - t0 > 600:
             out[i] = {"error": "gave up after 600 s", "tries": tries, "table": body["content"]["table"]}
             return
-        time.sleep(venue.phone_delay(tries, rng, retry_after if status == 503 else None))
+        busy_answer = status == 503 and isinstance(answer, dict)
+        time.sleep(venue.phone_delay(tries, rng, retry_after if status == 503 else None,
+                                     answer.get("retry_after_ms") if busy_answer else None))
 
 
 def pollers(port: int, paths: list[str], stop: threading.Event, out: dict, every: float = 0.5) -> list:

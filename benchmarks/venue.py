@@ -30,9 +30,13 @@ MAX_DELAY = 60.0  # outbox.js MAX_DELAY
 FIRST_DELAY = float(os.environ.get("BENCH_FIRST_DELAY", "1.0"))  # outbox.js delay(1); it was 2 s before issue 11
 
 
-def phone_delay(attempts: int, rng: random.Random, retry_after: float | None = None) -> float:
-    """outbox.js delay(): FIRST_DELAY doubling to 60 s, ±25 %; a busy server's Retry-After waited out,
-    spread by up to half of it."""
+def phone_delay(attempts: int, rng: random.Random, retry_after: float | None = None,
+                ticket_ms: float | None = None) -> float:
+    """outbox.js delay(): a busy server's ticket (retry_after_ms) waited out with up to 10 % jitter; a bare
+    Retry-After spread by up to half of it; else FIRST_DELAY doubling to 60 s, ±25 %. Never under
+    0.1 s (outbox.js' timer)."""
+    if ticket_ms:
+        return max(0.1, min(MAX_DELAY, ticket_ms / 1000) * (1 + 0.1 * rng.random()))
     if retry_after:
         return min(MAX_DELAY, retry_after) * (1 + 0.5 * rng.random())
     base = min(MAX_DELAY, FIRST_DELAY * 2 ** max(0, attempts - 1))

@@ -49,20 +49,32 @@ def test_listok_db_upgrade_creates_the_schema_and_says_which(database_url, monke
     assert again.exit_code == 0 and again.output.strip().endswith(head)
 
 
-def test_listok_serve_threads_sets_waitress_and_write_admission(monkeypatch, tmp_path):
-    import waitress
+def test_listok_serve_threads_sets_waitress_lanes_and_write_admission(monkeypatch, tmp_path):
+    from webapp import lanes
 
     for k, v in _env(f"sqlite:///{tmp_path / 'serve.db'}").items():
         monkeypatch.setenv(k, v)
     seen = {}
 
-    def fake_serve(app, **kw):
-        seen.update(kw, max_writes=app.extensions["admission"].max_writes)
+    class FakeServer:
+        def print_listen(self, _fmt):
+            pass
 
-    monkeypatch.setattr(waitress, "serve", fake_serve)
+        def run(self):
+            pass
+
+    def fake_create_server(app, **kw):
+        seen.update(kw, max_writes=app.extensions["admission"].max_writes)
+        return FakeServer()
+
+    monkeypatch.setattr(lanes, "create_server", fake_create_server)
     result = CliRunner().invoke(main, ["serve", "--threads", "12", "--port", "8123"])
     assert result.exit_code == 0, result.output
-    assert seen["threads"] == 12 and seen["port"] == 8123 and seen["max_writes"] == 10  # 2 kept for readers
+    assert seen["threads"] == 12 and seen["port"] == 8123
+    dispatcher = seen["_dispatcher"]
+    assert isinstance(dispatcher, lanes.Lanes) and len(dispatcher.threads) == 12
+    assert dispatcher.reserved == 2 and seen["max_writes"] == 10  # 2 kept for readers
+    dispatcher.shutdown()
     assert CliRunner().invoke(main, ["serve", "--threads", "1"]).exit_code == 2  # at least 2
 
 

@@ -5,14 +5,19 @@ A sheet answered after the phone gave up is worse than a quick "busy": the
 phone sends it again, at full cost, into the same queue. So each process
 counts the phone writes it is answering (after the replay lookup and the
 cheap refusals: a replay or a bad token is answered, never counted); when
-`max_writes` are in flight, or the ones in flight would take longer than
-`budget` seconds at the recent pace, a new one is answered at once with 503
-and a Retry-After (outbox.js waits that long; the sheet stays in its outbox).
+`max_writes` are in flight (the threads left must answer readers), or the
+ones in flight would take longer than `budget` seconds at the recent pace,
+a new one is answered at once with 503, a Retry-After in seconds (HTTP's
+unit) and, in the body, `retry_after_ms`: a ticket, the moment its turn
+comes at the recent pace behind the writes in flight and the tickets
+handed out before it. outbox.js waits that long (the sheet stays in its
+outbox), so a round's refused phones come back one after another at the
+pace the server writes, not all at once and not a whole second late.
 Readers and the operators' and referees' forms are never refused here: a
 desk must not meet a dead end.
 
-The count is per process (a gunicorn worker counts its own), a lock and two
-numbers: it costs microseconds.
+The count is per process (a gunicorn worker counts its own), a lock and a
+few numbers: it costs microseconds.
 """
 from __future__ import annotations
 
@@ -21,17 +26,24 @@ import threading
 import time
 from contextlib import contextmanager
 
-from flask import current_app, jsonify
+from flask import current_app, has_request_context, jsonify, request
 
 # per process; `listok serve` uses its threads less 2, gunicorn (deploy/gunicorn.conf.py) the same per worker
 DEFAULT_MAX_WRITES = 16
 DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
 
 
+# set by webapp/lanes.py on a write that arrived too late to be answered in time (its ticket, seconds);
+# a header of that name a client sends is dropped first
+BUSY_HEADER = "X_LISTOK_BUSY"
+BUSY_ENVIRON = "HTTP_" + BUSY_HEADER
+
+
 class Busy(Exception):
-    def __init__(self, retry_after: int):
-        super().__init__(f"busy, retry after {retry_after} s")
-        self.retry_after = retry_after
+    def __init__(self, wait: float):
+        self.retry_ms = max(1, round(wait * 1000))
+        self.retry_after = max(1, min(60, math.ceil(wait)))
+        super().__init__(f"busy, retry after {self.retry_ms} ms")
 
 
 class Admission:
@@ -39,34 +51,49 @@ class Admission:
         self.max_writes = max_writes
         self.budget = budget
         self.in_flight = 0
-        self.pace = 0.02  # seconds per write, moving average of the recent ones
+        self.pace = 0.01  # CPU seconds per write, moving average of the recent ones
         self.refused = 0
         self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
         self._lock = threading.Lock()
 
+    def _ticket(self, wait: float) -> float:
+        """Seconds until a refused write's turn: behind the tickets handed out already, so a
+        round's phones refused together come back spread over the time their sheets take."""
+        self.refused += 1
+        now = time.monotonic()
+        self.next_ticket = max(self.next_ticket, now + wait) + self.pace
+        return min(60.0, self.next_ticket - now)
+
+    def on_arrival(self, waiting: int) -> float | None:
+        """A write arriving behind `waiting` others in the writes' queue (webapp/lanes.py): None
+        when it will be answered within the budget, else its ticket (it is answered busy)."""
+        with self._lock:
+            wait = (self.in_flight + waiting + 1) * self.pace
+            return self._ticket(wait) if wait > self.budget else None
+
     @contextmanager
     def slot(self):
-        """Hold one write slot while the body runs (the write and its commit), or raise Busy at once."""
+        """Hold one write slot while the body runs (the write and its commit), or raise Busy at
+        once: a write the lanes found late on arrival, or one behind too many in flight."""
+        refused_on_arrival = request.environ.get(BUSY_ENVIRON) if has_request_context() else None
+        if refused_on_arrival:
+            raise Busy(float(refused_on_arrival))
         with self._lock:
             ahead = self.in_flight
             wait = (ahead + 1) * self.pace
             if ahead >= self.max_writes or (ahead and wait > self.budget):
-                self.refused += 1
-                # a ticket behind the ones handed out already: a round's phones refused together come back
-                # spread over the time their sheets take, not all at once again
-                now = time.monotonic()
-                self.next_ticket = max(self.next_ticket, now + wait) + self.pace
-                raise Busy(max(1, min(60, math.ceil(self.next_ticket - now))))
+                raise Busy(self._ticket(wait))
             self.in_flight += 1
-        start = time.perf_counter()
+        cpu = time.thread_time()
         try:
             yield
         finally:
-            elapsed = time.perf_counter() - start
+            # the CPU this write used (its thread's), not how long it waited for the database's write lock
+            # or for the interpreter behind the burst's other requests: the pace the server can answer at
+            work = time.thread_time() - cpu
             with self._lock:
                 self.in_flight -= 1
-                # the writes ahead of this one were answered during its time: its share is the pace
-                self.pace = 0.8 * self.pace + 0.2 * (elapsed / (ahead + 1))
+                self.pace = 0.8 * self.pace + 0.2 * work
                 idle = self.in_flight == 0
             if idle:
                 trim_memory()
@@ -101,7 +128,7 @@ def trim_memory() -> None:
 
 def busy_answer(e: Busy):
     """503 with Retry-After; outbox.js waits that long (the sheet stays on the phone)."""
-    response = jsonify({"status": "busy", "retry_after": e.retry_after,
+    response = jsonify({"status": "busy", "retry_after": e.retry_after, "retry_after_ms": e.retry_ms,
                         "message": "The server is busy: the phone keeps the sheet and sends it again."})
     response.status_code = 503
     response.headers["Retry-After"] = str(e.retry_after)

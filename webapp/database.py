@@ -4,14 +4,26 @@ WAL lets readers work while one writer commits; synchronous=FULL makes a
 commit durable before we answer; the busy timeout makes a second writer wait
 instead of failing; and write transactions start with BEGIN IMMEDIATE so two
 writers never both read first and then collide with "database is locked".
+
+Within one process the writers also queue on a lock of their own, taken
+before BEGIN IMMEDIATE and given back when the connection returns to the
+pool (after its COMMIT or ROLLBACK): SQLite's busy handler polls, sleeping
+up to 100 ms between tries, so under a round's burst the write lock would
+sit idle while the waiters sleep; a lock hands it on at once. Writers of
+other processes (a CLI command beside the server) still meet the busy
+timeout.
 """
 from __future__ import annotations
+
+import sqlite3
+import threading
 
 from flask import has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+BUSY_SECONDS = 15  # PRAGMA busy_timeout, and the in-process writers' wait
 
 
 def in_write_request() -> bool:
@@ -30,14 +42,48 @@ def configure_sqlite(engine: Engine) -> None:
         cur = dbapi_connection.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=FULL")
-        cur.execute("PRAGMA busy_timeout=15000")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
+
+    writer = threading.Lock()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
         read_only = conn.get_execution_options().get("read_only")
         if read_only or (has_request_context() and request.method in READ_ONLY_METHODS):
             conn.exec_driver_sql("BEGIN")
-        else:
+            return
+        held = conn.info.get("listok_writer")
+        if not held:
+            if not writer.acquire(timeout=BUSY_SECONDS):
+                raise sqlite3.OperationalError("database is locked")
+            conn.info["listok_writer"] = True
+        try:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            _give_back(conn.info)
+            raise
+
+    def _give_back(info) -> None:
+        if info.pop("listok_writer", False):
+            writer.release()
+
+    @event.listens_for(engine, "reset")
+    def _on_reset(_dbapi_connection, record, _state):
+        _give_back(record.info)
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection, record):
+        if record is not None:
+            _give_back(record.info)
+
+    @event.listens_for(engine, "invalidate")
+    def _on_invalidate(_dbapi_connection, record, _exception):
+        if record is not None:
+            _give_back(record.info)
+
+    @event.listens_for(engine, "close")
+    def _on_close(_dbapi_connection, record):
+        if record is not None:
+            _give_back(record.info)

@@ -118,7 +118,7 @@ def demo(players: int) -> None:
               help="Waitress worker threads (requests answered at once).")
 def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
     """Run the venue server (waitress), upgrading the database first."""
-    from waitress import serve as waitress_serve
+    from .lanes import serve as serve_in_lanes
 
     app = _app()
     upgrade_database(app)
@@ -132,11 +132,10 @@ def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
             else:
                 click.echo("demo tournament present; sign in as 'demo' / 'demo-operator' "
                            "(admin: 'admin' / 'demo-admin')")
-    app.extensions["admission"].max_writes = app.config["LISTOK_MAX_WRITES"] or max(1, threads - 2)
     click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
     freeze_startup_objects()
     # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-    waitress_serve(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+    serve_in_lanes(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
 
 
 @click.group("db")

@@ -241,22 +241,49 @@ def test_a_locked_player_is_refused_even_with_the_right_pin_until_the_lock_ends(
         pins.check_pin(t, p, pin)
 
 
-def test_a_lock_set_while_the_pin_was_evaluated_refuses_the_right_pin(app, tid, monkeypatch):
-    """The right PIN succeeds only if the player is still not locked after the
-    evaluation (here another request locks the player in the middle of it)."""
+def test_a_check_waits_for_the_one_holding_the_player_and_sees_its_lock(app, tid):
+    """Lockout step 4 (docs/SYNC.md): a PIN is evaluated with the player's row held
+    until the transaction ends, so a right PIN sent while the 5th wrong one is
+    being stored waits for it and is then refused as locked (SQLite: the write
+    lock; PostgreSQL: the row lock)."""
     pin = issue_pins(app, tid)[6]
-    real = pins.pin_matches
-
-    def lock_meanwhile(stored, key, tid_, start_no, given):
-        db.session.execute(update(Player).where(Player.tournament_id == tid_, Player.start_no == start_no)
-                           .values(pin_locked_until=utcnow() + timedelta(minutes=15)))
-        return real(stored, key, tid_, start_no, given)
-
-    monkeypatch.setattr(pins, "pin_matches", lock_meanwhile)
     with app.app_context():
         t = db.session.get(Tournament, tid)
-        with pytest.raises(pins.PinLocked):
-            pins.check_pin(t, player(tid, 6), pin)
+        for _ in range(4):
+            with pytest.raises(pins.PinError):
+                pins.check_pin(t, player(tid, 6), "xxxx")
+        db.session.commit()
+    evaluated, release, events = threading.Event(), threading.Event(), []
+
+    def fifth_wrong():
+        with app.app_context():
+            with pytest.raises(pins.PinLocked):
+                pins.check_pin(db.session.get(Tournament, tid), player(tid, 6), "xxxx")
+            evaluated.set()
+            release.wait(10)
+            events.append("fifth committed")
+            db.session.commit()
+
+    def right_meanwhile():
+        with app.app_context():
+            try:
+                pins.check_pin(db.session.get(Tournament, tid), player(tid, 6), pin)
+                events.append("right accepted")
+            except pins.PinLocked:
+                events.append("right refused: locked")
+            db.session.rollback()
+
+    first = threading.Thread(target=fifth_wrong)
+    first.start()
+    assert evaluated.wait(10)
+    second = threading.Thread(target=right_meanwhile)
+    second.start()
+    second.join(0.5)
+    assert second.is_alive() and events == []  # waiting for the player's row
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert events == ["fifth committed", "right refused: locked"]
 
 
 def test_no_pin_yet_and_an_empty_pin_are_not_attempts(app, tid, evaluations):

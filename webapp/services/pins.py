@@ -8,9 +8,9 @@ databases hold scrypt/pbkdf2 hashes; they still verify and are replaced on the
 next issue.
 
 Four or six digits are few, so the protection on the server is the lockout
-(docs/SYNC.md): every attempt is reserved in `pin_attempt` before the PIN is
-evaluated, under the player's row lock, and at most 5 wrong PINs are evaluated
-per player in any 15 minutes; the 5th locks the player for 15 minutes, right
+(docs/SYNC.md): every PIN is evaluated under the player's row lock, held
+until its wrong attempt is stored in `pin_attempt`, so at most 5 wrong PINs
+are evaluated per player in any 15 minutes; the 5th locks the player for 15 minutes, right
 PIN or not.
 
 Like every service this changes the caller's session and leaves the commit to
@@ -275,12 +275,11 @@ def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = No
     1. the player's row is taken; locked → PinLocked, nothing evaluated;
     2. no PIN → `no-pin`; a valid proof → right; an empty PIN → `pin-needed`
        (neither is an attempt);
-    3. 5 attempts (kept wrong ones and ones being evaluated) in the last 15
-       minutes → PinLocked, nothing evaluated;
-    4. the attempt is reserved, then the PIN evaluated once;
+    3. 5 wrong attempts in the last 15 minutes → PinLocked, nothing evaluated;
+    4. the PIN evaluated once, the player's row still held (so no other
+       attempt on this player is evaluated until this transaction ends);
     5. wrong: the attempt is kept; the 5th in 15 minutes locks the player for 15
-       minutes from now. Right: the attempt is deleted and the player must still
-       not be locked (checked again in the database).
+       minutes from now. Right: nothing is written.
     """
     error = check_pins(t, [(player, pin, proof)], now)[0]
     if error is not None:
@@ -291,8 +290,8 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
                now: datetime | None = None) -> list[PinError | None]:
     """`check_pin` for several different players at once (a sheet's signatures:
     (player, pin, proof) each), the same rule step by step for each, but every
-    step one statement for all of them: a sheet of three costs about 5
-    statements instead of 18. Returns each check's PinError (PinLocked), or None
+    step one statement for all of them: a sheet of three right PINs costs 2
+    statements. Returns each check's PinError (PinLocked), or None
     for a right PIN, in the order given."""
     now = now or utcnow()
     players = [p for p, _pin, _proof in checks]
@@ -332,36 +331,18 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
     if expired:
         db.session.execute(delete(PinAttempt).where(PinAttempt.player_id.in_(ids), PinAttempt.at <= cutoff)
                            .execution_options(synchronize_session=False))
-    reserve = []
+    key = pepper(t.id, t.pin_salt or tournament_salt(t.id))
+    wrong = []
     for i in evaluate:
-        player = checks[i][0]
+        player, pin, _proof = checks[i]
         count, first = recent.get(player.id, (0, None))
         if count >= MAX_FAILURES:
             out[i] = _locked(player, first + WINDOW)
-        else:
-            reserve.append(i)
-    if not reserve:
-        return out
-    table = PinAttempt.__table__
-    attempts = dict(db.session.execute(  # 4.
-        table.insert().values([{"player_id": checks[i][0].id, "at": now, "kept": False} for i in reserve])
-        .returning(table.c.player_id, table.c.id)).all())
-    key = pepper(t.id, t.pin_salt or tournament_salt(t.id))
-    right, wrong = [], []
-    for i in reserve:
-        player, pin, _proof = checks[i]
-        (right if pin_matches(held[player.id], key, t.id, player.start_no, pin) else wrong).append(i)
-    if right:  # 5.
-        db.session.execute(delete(PinAttempt).where(PinAttempt.id.in_([attempts[checks[i][0].id] for i in right]))
-                           .execution_options(synchronize_session=False))
-        still = _hold([checks[i][0] for i in right], now)
-        for i in right:
-            player = checks[i][0]
-            if player.id not in still:
-                out[i] = _locked(player, player.pin_locked_until or now + LOCK_TIME)
-    if wrong:
-        db.session.execute(update(PinAttempt).where(PinAttempt.id.in_([attempts[checks[i][0].id] for i in wrong]))
-                           .values(kept=True).execution_options(synchronize_session=False))
+        elif not pin_matches(held[player.id], key, t.id, player.start_no, pin):  # 4., with the row held
+            wrong.append(i)
+    if wrong:  # 5.
+        db.session.execute(PinAttempt.__table__.insert().values(
+            [{"player_id": checks[i][0].id, "at": now, "kept": True} for i in wrong]))
     for i in wrong:
         player = checks[i][0]
         failures = recent.get(player.id, (0, None))[0] + 1

@@ -68,9 +68,12 @@
   }
   if (channel) channel.onmessage = function (ev) { notify({ type: ev.data.type, token: ev.data.token, remote: true }); };
 
-  /* A lost answer is retried after about 1 s, then 2, 4 … 60 s; a busy server's Retry-After (seconds) is
-     waited out, spread by up to half of it so that a round's phones do not come back all at once. */
-  function delay(attempts, retryAfter) {
+  /* A lost answer is retried after about 1 s, then 2, 4 … 60 s. A busy server's ticket (`retry_after_ms`
+     in its answer: the moment its turn comes, already spread by the server over the round's phones) is
+     waited out with a little jitter; a bare Retry-After (seconds, a proxy's) is spread by up to half of it
+     so that a round's phones do not come back all at once. */
+  function delay(attempts, retryAfter, ticketMs) {
+    if (ticketMs > 0) return Math.round(Math.min(MAX_DELAY, ticketMs) * (1 + Math.random() * 0.1));
     if (retryAfter > 0) return Math.round(Math.min(MAX_DELAY, retryAfter * 1000) * (1 + Math.random() * 0.5));
     var base = Math.min(MAX_DELAY, 1000 * Math.pow(2, Math.max(0, attempts - 1)));
     return Math.round(base * (0.75 + Math.random() * 0.5));
@@ -80,6 +83,11 @@
     var v = res.headers && res.headers.get("Retry-After");
     var n = v ? parseInt(v, 10) : NaN;
     return isNaN(n) ? 0 : n;
+  }
+
+  function ticketMs(http, data) {
+    var n = http === 503 && data && typeof data.retry_after_ms === "number" ? data.retry_after_ms : 0;
+    return n > 0 ? n : 0;
   }
 
   /* Put a signed sheet (and drop the draft it came from) in one transaction. */
@@ -114,8 +122,9 @@
       signal: ctrl ? ctrl.signal : undefined
     }).then(function (res) {
       var after = res.status === 503 || res.status === 429 ? retryAfterSeconds(res) : 0;
-      return res.json().then(function (data) { return { http: res.status, data: data, retryAfter: after }; },
-        function () { return { http: res.status, data: null, retryAfter: after }; });
+      return res.json().then(function (data) {
+        return { http: res.status, data: data, retryAfter: after, ticketMs: ticketMs(res.status, data) };
+      }, function () { return { http: res.status, data: null, retryAfter: after, ticketMs: 0 }; });
     }).finally(function () { if (t) clearTimeout(t); });
   }
 
@@ -139,7 +148,7 @@
       }
       if (answer.http >= 500 || answer.http === 429 || !d || !d.status || CONFIRMED[d.status]) {
         // a server error or a busy server, a proxy's page, or an answer about other content: try again later
-        return retryLater(item, { http: answer.http, status: d && d.status }, answer.retryAfter);
+        return retryLater(item, { http: answer.http, status: d && d.status }, answer.retryAfter, answer.ticketMs);
       }
       item.state = "blocked";
       item.problem = d;
@@ -163,10 +172,10 @@
     if (item.problem) delete item.problem.pin_proofs;
   }
 
-  function retryLater(item, why, retryAfter) {
+  function retryLater(item, why, retryAfter, ticket) {
     item.attempts += 1;
     item.state = "waiting";
-    item.next_at = Date.now() + delay(item.attempts, retryAfter);
+    item.next_at = Date.now() + delay(item.attempts, retryAfter, ticket);
     item.last_try = why;
     return save(item).then(function () { notify({ type: "waiting", token: item.token }); return "waiting"; });
   }
@@ -208,7 +217,7 @@
       var waiting = items.filter(function (it) { return it.state === "waiting"; });
       if (!waiting.length) return;
       var next = Math.min.apply(null, waiting.map(function (it) { return it.next_at || 0; }));
-      timer = setTimeout(function () { timer = null; flush(false); }, Math.max(250, next - Date.now()));
+      timer = setTimeout(function () { timer = null; flush(false); }, Math.max(100, next - Date.now()));
     });
   }
 
