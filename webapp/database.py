@@ -50,8 +50,9 @@ def configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
-        read_only = conn.get_execution_options().get("read_only")
-        if read_only or (has_request_context() and request.method in READ_ONLY_METHODS):
+        if conn.get_execution_options().get("read_only"):
+            return  # one statement on a connection of its own (a replay's key, a page's stamp): its own snapshot
+        if has_request_context() and request.method in READ_ONLY_METHODS:
             conn.exec_driver_sql("BEGIN")
             return
         held = conn.info.get("listok_writer")

@@ -587,8 +587,9 @@ def test_a_failure_while_storing_leaves_nothing_half_stored(app, client, game, m
 def test_losing_the_race_for_a_key_answers_what_the_winner_stored(app, client, game, monkeypatch):
     body = game.body()
     first = post(client, body)
-    # the key was not there when this request looked, and is when it stores (a concurrent twin)
-    monkeypatch.setattr(sheet_service, "find_submission", lambda key: None)
+    # the key was not there when this request looked, and is when it stores (a concurrent twin that
+    # held the lock first): the submission's primary key refuses it at commit
+    monkeypatch.setattr(sheet_service, "peek_submission", lambda key: None)
     again = post(client, body)
     assert again.status_code == 200 and again.json == {**first.json, "replay": True}
     assert game.counts() == (1, 1, 0)

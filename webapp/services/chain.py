@@ -199,6 +199,12 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
 
 
+def seed_head(t: Tournament) -> None:
+    """The head as the caller has just read it from the tournament's row, locked until commit
+    (load_tournament(lock=True); SQLite: BEGIN IMMEDIATE): the first append needs no query."""
+    db.session.info.setdefault(HEADS, {}).setdefault(t.id, (t.chain_seq or 0, t.chain_head or ""))
+
+
 @event.listens_for(Session, "after_transaction_end")
 def _forget_heads(session, transaction):
     # the transaction's end (commit or rollback) or a savepoint's: the next append reads the head from

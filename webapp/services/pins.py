@@ -275,11 +275,13 @@ def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = No
     1. the player's row is taken; locked → PinLocked, nothing evaluated;
     2. no PIN → `no-pin`; a valid proof → right; an empty PIN → `pin-needed`
        (neither is an attempt);
-    3. 5 wrong attempts in the last 15 minutes → PinLocked, nothing evaluated;
-    4. the PIN evaluated once, the player's row still held (so no other
+    3. the PIN evaluated once, the player's row still held (so no other
        attempt on this player is evaluated until this transaction ends);
-    5. wrong: the attempt is kept; the 5th in 15 minutes locks the player for 15
-       minutes from now. Right: nothing is written.
+    4. right: nothing is written (5 wrong ones in the window always set the
+       lock step 1 refuses);
+    5. wrong: 5 wrong attempts already in the last 15 minutes → PinLocked;
+       else the attempt is kept, and the 5th in 15 minutes locks the player
+       for 15 minutes from now.
     """
     error = check_pins(t, [(player, pin, proof)], now)[0]
     if error is not None:
@@ -318,10 +320,16 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
             evaluate.append(i)
     if not evaluate:
         return out
-    ids = [checks[i][0].id for i in evaluate]
+    key = pepper(t.id, t.pin_salt or tournament_salt(t.id))
+    # 3. and 4.: only the wrong ones must know how many came before them
+    suspects = [i for i in evaluate
+                if not pin_matches(held[checks[i][0].id], key, t.id, checks[i][0].start_no, checks[i][1])]
+    if not suspects:
+        return out
+    ids = [checks[i][0].id for i in suspects]
     cutoff = now - WINDOW
     recent, expired = {}, False
-    for pid, count, first, old in db.session.execute(  # 3., with the expired attempts found on the way
+    for pid, count, first, old in db.session.execute(  # 5., with the expired attempts found on the way
             select(PinAttempt.player_id, func.count(case((PinAttempt.at > cutoff, 1))),
                    func.min(case((PinAttempt.at > cutoff, PinAttempt.at))),
                    func.count(case((PinAttempt.at <= cutoff, 1))))
@@ -331,16 +339,15 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
     if expired:
         db.session.execute(delete(PinAttempt).where(PinAttempt.player_id.in_(ids), PinAttempt.at <= cutoff)
                            .execution_options(synchronize_session=False))
-    key = pepper(t.id, t.pin_salt or tournament_salt(t.id))
     wrong = []
-    for i in evaluate:
-        player, pin, _proof = checks[i]
+    for i in suspects:
+        player = checks[i][0]
         count, first = recent.get(player.id, (0, None))
         if count >= MAX_FAILURES:
             out[i] = _locked(player, first + WINDOW)
-        elif not pin_matches(held[player.id], key, t.id, player.start_no, pin):  # 4., with the row held
+        else:
             wrong.append(i)
-    if wrong:  # 5.
+    if wrong:
         db.session.execute(PinAttempt.__table__.insert().values(
             [{"player_id": checks[i][0].id, "at": now, "kept": True} for i in wrong]))
     for i in wrong:
