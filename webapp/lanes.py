@@ -16,6 +16,7 @@ than admission's budget is answered busy at once (with its ticket) instead.
 """
 from __future__ import annotations
 
+import threading
 from collections import deque
 
 from waitress.server import create_server
@@ -60,6 +61,10 @@ class Lanes(ThreadedTaskDispatcher):
         self.writes: deque = deque()
         self.reserved = 1 if threads <= 3 else 2  # threads 0 … reserved-1 never take a write
         self.write_threads = threads - self.reserved
+        # idle threads wait on the condition of their kind, so that a request wakes one thread that
+        # can take it (waking all of them costs every request a round of thread switches)
+        self.readers_cv = threading.Condition(self.lock)
+        self.idle = {True: 0, False: 0}  # idle threads by readers_only
 
     def add_task(self, task) -> None:
         write = is_phone_write(task)
@@ -72,8 +77,10 @@ class Lanes(ThreadedTaskDispatcher):
                 write = False
         with self.lock:
             (self.writes if write else self.queue).append(task)
-            # every idle thread looks: one of the readers' threads must not swallow a write's wake-up
-            self.queue_cv.notify_all()
+            if not write and self.idle[True]:
+                self.readers_cv.notify()
+            else:
+                self.queue_cv.notify()
 
     def _next(self, readers_only: bool):
         if not readers_only and self.writes:
@@ -84,12 +91,15 @@ class Lanes(ThreadedTaskDispatcher):
 
     def handler_thread(self, thread_no: int) -> None:
         readers_only = thread_no < self.reserved
+        cv = self.readers_cv if readers_only else self.queue_cv
         while True:
             with self.lock:
                 task = self._next(readers_only)
                 while task is None and self.stop_count == 0:
                     self.active_count -= 1
-                    self.queue_cv.wait()
+                    self.idle[readers_only] += 1
+                    cv.wait()
+                    self.idle[readers_only] -= 1
                     self.active_count += 1
                     task = self._next(readers_only)
                 if task is None or self.stop_count > 0:
@@ -104,6 +114,11 @@ class Lanes(ThreadedTaskDispatcher):
                 task.service()
             except BaseException:
                 self.logger.exception("Exception when servicing %r", task)
+
+    def set_thread_count(self, count: int) -> None:
+        super().set_thread_count(count)
+        with self.lock:
+            self.readers_cv.notify_all()  # stopping threads: the readers' ones too
 
     def shutdown(self, cancel_pending: bool = True, timeout: int = 5) -> bool:
         with self.lock:
