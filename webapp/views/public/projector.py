@@ -21,6 +21,7 @@ from ...services import chain
 from ...services.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
+from ...services.results import load_tournament
 from ...services.rounds import current_round, tables_in
 from ..table import clock_context, players_by_no, seats
 from . import bp
@@ -44,13 +45,15 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
     key = (current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.public_version, str(get_locale()))
 
     def make():
+        full = load_tournament(t.id)  # rounds, tables, sheets and players in a fixed number of queries
         slides = []
         if live is not None:
-            by_no = players_by_no(t)
-            tables = [{"number": tab.number, "seats": seats(tab, by_no)} for tab in live.tables]
+            live_tables = next(r for r in full.rounds if r.id == live.id).tables
+            by_no = players_by_no(full)
+            tables = [{"number": tab.number, "seats": seats(tab, by_no)} for tab in live_tables]
             slides += [("seating", page) for page in _pages(tables, TABLES_PER_PAGE)]
         after_round = None
-        closed = rules_tournament(t, closed_only=True)
+        closed = rules_tournament(full, closed_only=True)
         head = None
         if closed.rounds:
             report = standings_report(closed)
