@@ -8,8 +8,8 @@ migrated like a venue's (rounds 1 and 2 closed, round 3 being played, one table
 per phone). Between the phones and it, a proxy (tests/browser/netproxy.py)
 loses 20 % of the answers to POST /api/v1/sheets AFTER the server answered.
 Each phone (a thread, released together) retries like outbox.js: the same
-idempotency key, a 20 s timeout, back-off 2 s doubling to 60 s (±25 %), a
-503's Retry-After honoured. While they send, 8 table-state polls
+idempotency key, a 20 s timeout, back-off 1 s doubling to 60 s (±25 %), a
+503's ticket (retry_after_ms) kept with up to 10 % jitter. While they send, 8 table-state polls
 (GET /api/v1/table), 4 standings and 2 projector readers ask the server
 directly. In the same run, the yardstick: benchmarks/bare_app.py (a bare
 Flask POST, one INSERT + commit) under the same waitress with the same
@@ -143,8 +143,8 @@ def setup(app, n_tables: int, scrypt_pins: bool, proofs: bool = False) -> tuple[
 
 def phone(proxy_port: int, path: str, body: dict, start: threading.Barrier, out: list, i: int) -> None:
     """Send one signed sheet until the server confirms it, always with the same key,
-    as outbox.js does: 20 s timeout, back-off 2 s doubling to 60 s (±25 %), a
-    503's Retry-After honoured."""
+    as outbox.js does: 20 s timeout, back-off 1 s doubling to 60 s (±25 %), a
+    503's ticket (retry_after_ms) kept with up to 10 % jitter."""
     payload = json.dumps(body, ensure_ascii=False).encode()
     rng = random.Random(i)
     start.wait()
@@ -301,7 +301,7 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
     print(f"  submission keys      {submissions:6d}")
     print(f"  answers lost         {run['dropped']:6d}   ({sum(o['tries'] for o in run['out'] if o)} tries in all)")
     print(f"  replayed answers     {sum(1 for o in ok if o['replay']):6d}")
-    print(f"  busy answers (503)   {sum(o['busy'] for o in ok):6d}   (Retry-After honoured)")
+    print(f"  busy answers (503)   {sum(o['busy'] for o in ok):6d}   (their tickets kept)")
     print(f"  phone timeouts (20 s){sum(o['timeouts'] for o in ok):6d}")
     print(f"  server errors (5xx)  {sum(o.get('errors', 0) for o in ok):6d}   (retried like a lost answer)")
     print(f"  receipts that differ {len(mismatched):6d}   (phone vs. database, must be 0)")
