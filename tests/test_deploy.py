@@ -64,7 +64,7 @@ def test_listok_serve_threads_sets_waitress_lanes_and_write_admission(monkeypatc
             pass
 
     def fake_create_server(app, **kw):
-        seen.update(kw, max_writes=app.extensions["admission"].max_writes)
+        seen.update(kw, max_writes=app.extensions["admission"].max_writes, lanes=app.extensions["admission"].lanes)
         return FakeServer()
 
     monkeypatch.setattr(lanes, "create_server", fake_create_server)
@@ -73,7 +73,7 @@ def test_listok_serve_threads_sets_waitress_lanes_and_write_admission(monkeypatc
     assert seen["threads"] == 12 and seen["port"] == 8123
     dispatcher = seen["_dispatcher"]
     assert isinstance(dispatcher, lanes.Lanes) and len(dispatcher.threads) == 12
-    assert dispatcher.reserved == 2 and seen["max_writes"] == 10  # 2 kept for readers
+    assert dispatcher.reserved == 2 and seen["max_writes"] == 10 and seen["lanes"]  # 2 kept for readers
     dispatcher.shutdown()
     assert CliRunner().invoke(main, ["serve", "--threads", "1"]).exit_code == 2  # at least 2
 

@@ -54,6 +54,7 @@ class Admission:
         self.pace = 0.01  # CPU seconds per write, moving average of the recent ones
         self.refused = 0
         self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
+        self.lanes = False  # `listok serve`'s lanes mark late writes (elsewhere the header is a client's: ignored)
         self._lock = threading.Lock()
 
     def _ticket(self, wait: float) -> float:
@@ -75,7 +76,7 @@ class Admission:
     def slot(self):
         """Hold one write slot while the body runs (the write and its commit), or raise Busy at
         once: a write the lanes found late on arrival, or one behind too many in flight."""
-        refused_on_arrival = request.environ.get(BUSY_ENVIRON) if has_request_context() else None
+        refused_on_arrival = request.environ.get(BUSY_ENVIRON) if self.lanes and has_request_context() else None
         if refused_on_arrival:
             raise Busy(float(refused_on_arrival))
         with self._lock:

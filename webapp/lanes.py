@@ -45,6 +45,7 @@ def serve(app, host: str, port: int, threads: int, **adjustments) -> None:
     admission = app.extensions.get("admission")
     lanes = Lanes(threads, admission)
     if admission is not None:
+        admission.lanes = True
         if not app.config.get("LISTOK_MAX_WRITES"):
             admission.max_writes = lanes.write_threads  # the lane bounds them; its queue is what waits
     logging.basicConfig()

@@ -111,6 +111,7 @@ def test_the_app_answers_a_late_sheet_503_with_its_ticket_and_stores_nothing(app
     body = json.dumps(signed_submission(app, tid, 1, 1, [1450, 1000, 550], pins=pins)).encode()
     admission = app.extensions["admission"]
     admission.pace = 10.0
+    admission.lanes = True  # as webapp.lanes.serve sets it
     with Served(app, threads=4, admission=admission) as port:
         status, answer = request(port, "POST", "/api/v1/sheets", body, {"Content-Type": "application/json"})
         assert status == 503
@@ -119,3 +120,13 @@ def test_the_app_answers_a_late_sheet_503_with_its_ticket_and_stores_nothing(app
         admission.pace = 0.01
         status, answer = request(port, "POST", "/api/v1/sheets", body, {"Content-Type": "application/json"})
         assert status == 200 and json.loads(answer)["status"] == "accepted"
+
+
+def test_without_lanes_a_clients_busy_header_is_ignored(app, client):
+    """gunicorn has no lanes: a client sending the lanes' header does not refuse its own sheet."""
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    open_round(app, tid)
+    body = signed_submission(app, tid, 1, 2, [1450, 1000, 550], pins=pins)
+    resp = client.post("/api/v1/sheets", json=body, headers={"X-Listok-Busy": "30"})
+    assert resp.status_code == 200 and resp.json["status"] == "accepted"
