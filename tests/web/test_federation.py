@@ -533,31 +533,53 @@ def test_roster_csv_is_all_or_nothing_and_names_the_bad_rows(fed_app, season):
         assert db.session.scalar(db.select(db.func.count()).select_from(RosterEntry)) == 0
 
 
+def two_seasons(ids, pushes, files_dir=None):
+    """The federation's season and a 2027 one after it: the first six pushes received into the first,
+    the rest into the second (with `files_dir`, each push's file also written there, listed by season).
+    Inside the app context; commits. Returns (first, second, {1: files, 2: files})."""
+    from webapp.extensions import db
+    from webapp.models import Season
+    from webapp.services import federation as svc
+
+    files = {1: [], 2: []}
+    first = db.session.get(Season, ids["season"])
+    first.ends = date(2026, 6, 30)
+    second = Season(federation_id=ids["federation"], ruleset="sem", name="2027", starts=date(2026, 7, 1))
+    db.session.add(second)
+    db.session.flush()
+    for i, body in enumerate(pushes):
+        svc.receive(body["file"], season=first if i < 6 else second, venue=None, source="import", actor="t")
+        if files_dir is not None:
+            path = files_dir / f"t{i:02d}.json"
+            path.write_text(body["file"], encoding="utf-8")
+            files[1 if i < 6 else 2].append(str(path))
+    db.session.commit()
+    return first, second, files
+
+
+def historical_expected(first_totals: dict, second_totals: dict) -> dict:
+    """SEM-A6 by hand: the first season's totals plus the second's × (highest of both / the second's highest)."""
+    from fractions import Fraction
+
+    from webapp.rules.season import historical_points
+
+    expected = {k: Fraction(v) for k, v in first_totals.items()}
+    for k, v in historical_points(second_totals, max(first_totals.values())).items():
+        expected[k] = expected.get(k, Fraction(0)) + v
+    return expected
+
+
 def test_sem_a6_historical_table_over_two_seasons(fed_app, pushes):
     """The second season's historical points: its totals × (highest total of both seasons / its highest),
     added to the first season's totals (its own coefficient is 1)."""
-    from fractions import Fraction
-
-    from webapp.extensions import db
-    from webapp.models import Season
-    from webapp.rules.season import historical_points
     from webapp.services import federation as svc
 
     ids = setup_federation(fed_app)
     with fed_app.app_context():
-        first = db.session.get(Season, ids["season"])
-        first.ends = date(2026, 6, 30)
-        second = Season(federation_id=ids["federation"], ruleset="sem", name="2027", starts=date(2026, 7, 1))
-        db.session.add(second)
-        db.session.flush()
-        for i, body in enumerate(pushes):
-            svc.receive(body["file"], season=first if i < 6 else second, venue=None, source="import", actor="t")
-        db.session.commit()
+        first, second, _files = two_seasons(ids, pushes)
         t1 = {p["id"]: p["points"] for p in svc.season_tables(first)["players"]}
         t2 = {p["id"]: p["points"] for p in svc.season_tables(second)["players"]}
-        expected = {k: Fraction(v) for k, v in t1.items()}
-        for k, v in historical_points(t2, max(t1.values())).items():
-            expected[k] = expected.get(k, Fraction(0)) + v
+        expected = historical_expected(t1, t2)
         got = {p["id"]: p["points"] for p in svc.historical_table(second)["players"]}
         assert got == expected
         assert max(t1.values()) != max(t2.values())  # the coefficient is not 1 for one of them
@@ -568,33 +590,15 @@ def test_sem_a6_historical_clubs_table_over_two_seasons_on_the_page_print_and_cs
     points plus its second-season points × (highest club total of both seasons / the second's highest),
     the club totals being `listok season` (the engine) on each season's files; the same in the print
     view and the clubs' CSV, which revalidates with its ETag."""
-    from fractions import Fraction
-
-    from webapp.extensions import db
-    from webapp.models import Season
-    from webapp.rules.season import historical_points
     from webapp.services import federation as svc
 
     ids = setup_federation(fed_app)
-    files = {1: [], 2: []}
     with fed_app.app_context():
-        first = db.session.get(Season, ids["season"])
-        first.ends = date(2026, 6, 30)
-        second = Season(federation_id=ids["federation"], ruleset="sem", name="2027", starts=date(2026, 7, 1))
-        db.session.add(second)
-        db.session.flush()
-        for i, body in enumerate(pushes):
-            svc.receive(body["file"], season=first if i < 6 else second, venue=None, source="import", actor="t")
-            path = tmp_path / f"t{i:02d}.json"
-            path.write_text(body["file"], encoding="utf-8")
-            files[1 if i < 6 else 2].append(str(path))
-        db.session.commit()
+        first, second, files = two_seasons(ids, pushes, tmp_path)
         sids = (first.id, second.id)
         c1 = {c["club"]: c["points"] for c in cli("season", *files[1])["clubs"]}
         c2 = {c["club"]: c["points"] for c in cli("season", *files[2])["clubs"]}
-        expected = {k: Fraction(v) for k, v in c1.items()}
-        for k, v in historical_points(c2, max(c1.values())).items():
-            expected[k] = expected.get(k, Fraction(0)) + v
+        expected = historical_expected(c1, c2)
         assert max(c1.values()) != max(c2.values())  # the second season's coefficient is not 1
         assert {c["club"]: c["points"] for c in svc.historical_table(first)["clubs"]} == c1
         got = svc.historical_table(second)["clubs"]

@@ -187,6 +187,20 @@ class RuleSet:
             tuple(-s for s in sums) + (_NO_SUM,),
         )
 
+    def equal_runs(self, rows) -> list[tuple[int, int]]:
+        """(first, last) index of each run of two or more standings rows, in order, that are
+        equal in stage and on every ranking key (what TH-4's lot settles)."""
+        runs, i = [], 0
+        while i < len(rows):
+            j = i
+            key = (rows[i].stage, self.ranking_key(rows[i].stats))
+            while j + 1 < len(rows) and (rows[j + 1].stage, self.ranking_key(rows[j + 1].stats)) == key:
+                j += 1
+            if j > i:
+                runs.append((i, j))
+            i = j + 1
+        return runs
+
 
 class NoSplit(ValueError):
     """A field that cannot be split into the rule set's tables; `details` for a UI."""

@@ -210,21 +210,14 @@ class Thousand(RuleSet):
         if not lots or not rows:
             return rows
         result = list(rows)
-        i = 0
-        while i < len(result):
-            j = i
-            key = (result[i].stage, self.ranking_key(result[i].stats))
-            while j + 1 < len(result) and (result[j + 1].stage, self.ranking_key(result[j + 1].stats)) == key:
-                j += 1
-            if j > i:
-                group = result[i:j + 1]
-                who = {r.player.start_no for r in group}
-                lot = next((o for o in reversed(lots) if who <= set(o)), None)
-                if lot is not None:
-                    pos = {s: k for k, s in enumerate(lot)}
-                    group.sort(key=lambda r: pos[r.player.start_no])
-                    result[i:j + 1] = [replace(r, place=i + k + 1, tie="lot") for k, r in enumerate(group)]
-            i = j + 1
+        for i, j in self.equal_runs(result):  # a run keeps its length and its keys: the runs stay valid
+            group = result[i:j + 1]
+            who = {r.player.start_no for r in group}
+            lot = next((o for o in reversed(lots) if who <= set(o)), None)
+            if lot is not None:
+                pos = {s: k for k, s in enumerate(lot)}
+                group.sort(key=lambda r: pos[r.player.start_no])
+                result[i:j + 1] = [replace(r, place=i + k + 1, tie="lot") for k, r in enumerate(group)]
         return result
 
     def standings_report(self, t: Tournament, after_round: int) -> dict:

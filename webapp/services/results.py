@@ -968,18 +968,12 @@ def tie_groups(t: Tournament, after: int) -> list[dict]:
     if not rs.lot_ties:
         return []
     rows = standings(rules_tournament(t, closed_only=True), after, rs)
-    groups, i = [], 0
-    while i < len(rows):
-        j = i
-        key = (rows[i].stage, rs.ranking_key(rows[i].stats))
-        while j + 1 < len(rows) and (rows[j + 1].stage, rs.ranking_key(rows[j + 1].stats)) == key:
-            j += 1
-        if j > i:
-            group = rows[i:j + 1]
-            groups.append({"players": [(r.player.start_no, r.player.name) for r in group],
-                           "places": (group[0].place, group[-1].place),
-                           "by": "lot" if all(r.tie == "lot" for r in group) else "start number"})
-        i = j + 1
+    groups = []
+    for i, j in rs.equal_runs(rows):
+        group = rows[i:j + 1]
+        groups.append({"players": [(r.player.start_no, r.player.name) for r in group],
+                       "places": (group[0].place, group[-1].place),
+                       "by": "lot" if all(r.tie == "lot" for r in group) else "start number"})
     return groups
 
 
