@@ -25,7 +25,7 @@ from ..rules.standings import field_status
 from . import rounds as round_service
 from .common import ServiceError, StaleError, audit, bump, check_version
 from .engine import rules_table, rules_tournament
-from .results import dq_case, sheet_outcome, table_dq
+from .results import case_table, dq_case, sheet_outcome, table_dq
 
 COLOURS = ("yellow", "red")
 
@@ -275,9 +275,7 @@ def apply_proposal(c: Case, t: Tournament, actor: str) -> dict:
     entry, on the sheet version the case was proposed for, and only if the
     engine's result is still what the case shows."""
     p = c.payload or {}
-    r = next((x for x in t.rounds if x.number == c.round), None)
-    tab = next((x for x in r.tables if x.number == c.table), None) if r is not None else None
-    current = tab.sheet if tab is not None else None
+    r, tab, current = case_table(c, t)
     if current is None or current.version != p.get("base_version"):
         raise StaleError(_("The sheet of round %(r)d, table %(t)d changed since this was proposed (version %(v)d "
                            "then, version %(cur)d now). Reject it: the operator proposes it again.", r=c.round,

@@ -891,14 +891,19 @@ def c10_proposals(t: Tournament) -> list[Case]:
                                                       Case.status == "open").order_by(Case.id)))
 
 
+def case_table(c: Case, t: Tournament) -> tuple[Round | None, RoundTable | None, Sheet | None]:
+    """The round, table and counted sheet a referee case is about (None where they are gone)."""
+    r = next((x for x in t.rounds if x.number == c.round), None)
+    tab = next((x for x in r.tables if x.number == c.table), None) if r is not None else None
+    return r, tab, tab.sheet if tab is not None else None
+
+
 def c10_preview(c: Case, t: Tournament) -> CorrectionPreview:
     """The proposal of case c as the correction would be applied now; refused
     (ServiceError, saying what changed) when the table's counted sheet or the
     correction's consequences differ from what was proposed."""
     p = c.payload or {}
-    r = next((x for x in t.rounds if x.number == c.round), None)
-    tab = next((x for x in r.tables if x.number == c.table), None) if r is not None else None
-    current = tab.sheet if tab is not None else None
+    _r, _tab, current = case_table(c, t)
     if current is None or current.version != p.get("base_version"):
         raise StaleError(_("The sheet of round %(r)d, table %(t)d changed since this correction was proposed "
                            "(it corrects version %(v)d, version %(cur)d counts now). Reject it: the operator "
