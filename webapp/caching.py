@@ -71,9 +71,10 @@ def _memo_key(name: str, tid: int) -> tuple:
 
 
 def not_modified(name: str, tid: int):
-    """A 304 for a client that has the page, from one indexed SELECT on a connection
-    of its own (no ORM, no tournament object), or None: then the view computes its
-    key as usual and `public_page` remembers the ETag it made under this stamp.
+    """A 304 for a client that has the page, or the body kept for an anonymous visitor
+    who has not, from one indexed SELECT on a connection of its own (no ORM, no
+    tournament object), or None: then the view computes its key as usual and
+    `public_page` remembers the ETag it made under this stamp.
 
     Safe because the ETag answered is the one the page itself made under the same
     (version, public_version, chain_seq): every change of the tournament bumps its
@@ -88,10 +89,16 @@ def not_modified(name: str, tid: int):
     stamp = tuple(row)
     g.listok_stamp = (name, tid, stamp)
     memo = _memo.get(_memo_key(name, tid))
-    if memo is None or memo[0] != stamp or time.monotonic() - memo[3] > MEMO_SECONDS \
-            or memo[1] not in request.if_none_match:
+    if memo is None or memo[0] != stamp or time.monotonic() - memo[3] > MEMO_SECONDS:
         return None
-    response = current_app.response_class(status=304)
+    if memo[1] in request.if_none_match:
+        response = current_app.response_class(status=304)
+    else:
+        # a visitor without the page: the body made under this ETag, if kept (anonymous ones only)
+        kept = BODIES.get(memo[1]) if anonymous() else None
+        if kept is None or kept[0] != 200:
+            return None
+        response = current_app.response_class(kept[1], status=200, mimetype=kept[2])
     response.headers.update(_headers(memo[1], *memo[2]))
     return response
 

@@ -72,6 +72,33 @@ def test_etag_is_checked_before_rendering_a_304_renders_nothing(app, client, ven
         assert caching.RENDERS[name] == renders + 1
 
 
+def test_a_kept_body_is_answered_from_the_stamp_alone(app, client, venue):
+    """A visitor without the page (a plain GET, the projector's next poll in a new
+    browser) gets the body kept under the ETag the page made for this stamp: one
+    SELECT, no tournament loaded, nothing rendered."""
+    from sqlalchemy import event
+
+    tid, _pins = venue
+    for path in pages(tid):
+        name = path.split("/")[3]
+        first = client.get(path)
+        renders = caching.RENDERS.get(name, 0)
+        statements = []
+        with app.app_context():
+            engine = db.engine
+        listen = lambda *a, **k: statements.append(a[2])  # noqa: E731
+        event.listen(engine, "before_cursor_execute", listen)
+        try:
+            again = client.get(path)
+        finally:
+            event.remove(engine, "before_cursor_execute", listen)
+        assert again.status_code == 200 and again.data == first.data, path
+        assert again.headers["ETag"] == first.headers["ETag"]
+        assert again.headers["Cache-Control"] == first.headers["Cache-Control"]
+        assert caching.RENDERS.get(name, 0) == renders, path
+        assert len(statements) == 1 and "public_version" in statements[0], (path, statements)
+
+
 def test_a_running_round_phone_sheet_leaves_the_standings_etag_and_a_closed_round_changes_it(app, client, venue):
     tid, pins = venue
     standings = client.get(f"/t/{tid}/standings").headers["ETag"]
