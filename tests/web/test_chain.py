@@ -392,3 +392,53 @@ def test_concurrent_phone_submissions_keep_one_linear_chain(app, database_url, r
         assert len({s.receipt for s in db.session.scalars(select(Sheet))}) == 9
     code, lines = verify(runner)
     assert code == 0, lines
+
+
+def test_a_phone_sheet_writes_the_tournament_row_once_head_and_version_together(app, client, played, runner):
+    """The sheet's two entries (sheet.store, sheet.phone) move the head kept with the
+    tournament in the same UPDATE as the version: the row ends at the last entry."""
+    from sqlalchemy import event
+
+    pins = issue_pins(app, played)
+    open_round(app, played)
+    body = signed_submission(app, played, 3, 1, [1450, 1000, 550], pins=pins)
+    with app.app_context():
+        engine = db.engine
+    seen = []
+    listen = lambda _c, _cur, statement, *_a: seen.append(statement)  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        assert client.post("/api/v1/sheets", json=body).status_code == 200
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+    updates = [s for s in seen if s.lstrip().upper().startswith("UPDATE TOURNAMENT")]
+    assert len(updates) == 1 and "chain_head" in updates[0] and "version" in updates[0], updates
+    with app.app_context():
+        t = db.session.get(Tournament, played)
+        last = db.session.scalar(select(AuditEntry).where(AuditEntry.tournament_id == played)
+                                 .order_by(AuditEntry.seq.desc()).limit(1))
+        assert last.action == "sheet.phone" and (t.chain_seq, t.chain_head) == (last.seq, last.hash)
+        assert t.chain_mac == chain.head_mac(played, last.seq, last.hash)
+    assert verify(runner, played)[0] == 0
+
+
+def test_a_savepoint_keeps_the_head_in_the_row_and_its_rollback_forks_nothing(app, played, runner):
+    """Within a savepoint the head goes to the row at once, so that rolling the savepoint
+    back returns the row to the entries that stay and the next entry chains onto them."""
+    from webapp.services.common import audit
+
+    with app.app_context():
+        before = db.session.get(Tournament, played).chain_seq
+        audit("test.outer", "test", {"n": 1}, played)
+        with db.session.begin_nested() as sp:
+            audit("test.inner", "test", {"n": 2}, played)
+            row = db.session.execute(select(Tournament.chain_seq).where(Tournament.id == played)).scalar_one()
+            assert row == before + 2
+            sp.rollback()
+        audit("test.after", "test", {"n": 3}, played)
+        db.session.commit()
+        entries = db.session.execute(select(AuditEntry.seq, AuditEntry.action).where(
+            AuditEntry.tournament_id == played, AuditEntry.seq > before).order_by(AuditEntry.seq)).all()
+        assert [tuple(e) for e in entries] == [(before + 1, "test.outer"), (before + 2, "test.after")]
+        assert db.session.get(Tournament, played).chain_seq == before + 2
+    assert verify(runner, played)[0] == 0

@@ -21,7 +21,7 @@ import hmac
 import json
 from dataclasses import dataclass, field
 
-from sqlalchemy import event, select, text, update
+from sqlalchemy import bindparam, event, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history, set_committed_value
 
@@ -185,10 +185,12 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
     entry.mac = entry_mac(tid, entry.hash)
     db.session.add(entry)
     mac = head_mac(tid, seq, entry.hash)
-    db.session.execute(update(Tournament).where(Tournament.id == tid)
-                       .values(chain_seq=seq, chain_head=entry.hash, chain_mac=mac)
-                       .execution_options(synchronize_session=False))
     heads[tid] = (seq, entry.hash)
+    # the row keeps the head from one UPDATE per transaction, not one per entry: before commit,
+    # or merged into the version bump (services/common.bump); a savepoint's at once
+    db.session.info.setdefault(UNWRITTEN, {})[tid] = mac
+    if db.session().in_nested_transaction():
+        write_heads(db.session)
     t = db.session.identity_map.get(db.session.identity_key(Tournament, tid))
     if t is not None:
         for name, value in (("chain_seq", seq), ("chain_head", entry.hash), ("chain_mac", mac)):
@@ -197,6 +199,28 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
 
 
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
+UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid: head MAC} of heads not yet in the tournament row
+
+
+def unwritten_head(session, tid: int) -> dict:
+    """The values that bring the tournament row's head up to this transaction's last entry
+    (empty when it is there already); `head_written` once an UPDATE carried them."""
+    mac = (session.info.get(UNWRITTEN) or {}).get(tid)
+    if mac is None:
+        return {}
+    seq, h = session.info[HEADS][tid]
+    return {"chain_seq": seq, "chain_head": h, "chain_mac": mac}
+
+
+def head_written(session, tid: int) -> None:
+    (session.info.get(UNWRITTEN) or {}).pop(tid, None)
+
+
+def write_heads(session) -> None:
+    for tid in list(session.info.get(UNWRITTEN) or ()):
+        session.execute(update(Tournament).where(Tournament.id == tid).values(**unwritten_head(session, tid))
+                        .execution_options(synchronize_session=False))
+        head_written(session, tid)
 
 
 def seed_head(t: Tournament) -> None:
@@ -205,12 +229,34 @@ def seed_head(t: Tournament) -> None:
     db.session.info.setdefault(HEADS, {}).setdefault(t.id, (t.chain_seq or 0, t.chain_head or ""))
 
 
+SAVED = "chain_heads_before_savepoints"  # session.info: [(heads, unwritten)] as each open savepoint began
+ENDED = "chain_heads_before_ended_savepoint"  # the last savepoint's, until its rollback (if it is one)
+
+
+@event.listens_for(Session, "after_transaction_create")
+def _save_heads(session, transaction):
+    if transaction.nested:  # inside it, append writes the row at once (a rollback takes both back)
+        session.info.setdefault(SAVED, []).append((dict(session.info.get(HEADS) or {}),
+                                                   dict(session.info.get(UNWRITTEN) or {})))
+
+
 @event.listens_for(Session, "after_transaction_end")
 def _forget_heads(session, transaction):
-    # the transaction's end (commit or rollback) or a savepoint's: the next append reads the head from
-    # the row again (a flush's own subtransaction changes nothing)
-    if transaction.parent is None or transaction.nested:
-        session.info.pop(HEADS, None)
+    # the transaction's end (commit or rollback): the next append reads the head from the row again
+    # (a flush's own subtransaction changes nothing)
+    if transaction.parent is None:
+        for key in (HEADS, UNWRITTEN, SAVED, ENDED):
+            session.info.pop(key, None)
+    elif transaction.nested and session.info.get(SAVED):
+        session.info[ENDED] = session.info[SAVED].pop()
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _restore_heads(session, previous_transaction):
+    # a savepoint rolled back: its entries and its writes of the row are gone, the heads as it began stand
+    ended = session.info.pop(ENDED, None)
+    if previous_transaction.nested and ended is not None:
+        session.info[HEADS], session.info[UNWRITTEN] = ended
 
 
 def append_server_log(action: str, actor: str, payload: dict) -> AuditEntry:
@@ -250,6 +296,7 @@ def _forget_sheets(session):
 def _chain_before_commit(session):
     if session.info.get(PENDING) or any(isinstance(o, Sheet) for o in (*session.new, *session.dirty)):
         record_sheets(None, "", session=session)
+    write_heads(session)
 
 
 def _where(sheet: Sheet) -> tuple[int, int, int, list]:
@@ -312,12 +359,14 @@ def store_new(sheet: Sheet, tid: int, round_no: int, table_no: int, players, act
     return _store(sheet, tid, round_no, table_no, players, actor)
 
 
+_RECEIPTS = (select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
+             .where(Round.tournament_id == bindparam("tid"), Sheet.receipt.in_(bindparam("candidates", expanding=True))))
+
+
 def _receipt(tid: int, hex_hash: str) -> str:
     code = b32(hex_hash)
     candidates = [groups(code[:n]) for n in range(RECEIPT_CHARS, RECEIPT_MAX_CHARS + 1, 2)]
-    used = set(db.session.scalars(
-        select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
-        .where(Round.tournament_id == tid, Sheet.receipt.in_(candidates))))
+    used = set(db.session.scalars(_RECEIPTS, {"tid": tid, "candidates": candidates}))
     for receipt in candidates:
         if receipt not in used:
             return receipt
@@ -331,6 +380,9 @@ _published: set = set()
 
 
 def current_head(tid: int) -> tuple[int, str]:
+    mine = (db.session.info.get(HEADS) or {}).get(tid)
+    if mine is not None:  # this transaction's (the row may not carry it yet)
+        return mine
     row = db.session.execute(select(Tournament.chain_seq, Tournament.chain_head)
                              .where(Tournament.id == tid)).one()
     return row.chain_seq or 0, row.chain_head or ""

@@ -48,7 +48,7 @@ def bump(t: Tournament, public: bool = True) -> None:
     of silently writing over the other one (on PostgreSQL the row lock makes
     the second writer wait and then see the new version)."""
     seen = t.version
-    values = {"version": seen + 1}
+    values = {"version": seen + 1, **chain.unwritten_head(db.session, t.id)}  # the chain's head in the same UPDATE
     if public:  # `public=False`: a change no public page shows (a phone sheet of the running round)
         values["public_version"] = Tournament.public_version + 1
     result = db.session.execute(
@@ -57,6 +57,7 @@ def bump(t: Tournament, public: bool = True) -> None:
     if result.rowcount != 1:
         raise StaleError(_("Someone changed this tournament at the same moment. "
                            "Nothing was saved: reload and check before trying again."))
+    chain.head_written(db.session, t.id)
     set_committed_value(t, "version", seen + 1)
     if public:
         db.session.expire(t, ["public_version"])
