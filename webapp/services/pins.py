@@ -26,7 +26,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from flask_babel import gettext as _
-from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy import bindparam, case, delete, func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from werkzeug.security import check_password_hash
 
@@ -246,16 +246,18 @@ def _locked(player: Player, until: datetime) -> PinLocked:
                        s=player.start_no), player.start_no, until)
 
 
+_HOLD = (update(Player).where(Player.id.in_(bindparam("ids", expanding=True)),
+                              or_(Player.pin_locked_until.is_(None), Player.pin_locked_until <= bindparam("now")))
+         .values(pin_failures=Player.pin_failures)
+         .returning(Player.id, Player.pin_hash).execution_options(synchronize_session=False))
+
+
 def _hold(players: list[Player], now: datetime) -> dict[int, str | None]:
     """Take the players' rows (PostgreSQL: their row locks; SQLite: the write lock,
     which BEGIN IMMEDIATE already holds) of those not locked, in one statement: the
     fresh pin_hash by player id; a locked player is missing (and refreshed). Every
     attempt on every route passes here, so they take their turn per player."""
-    rows = db.session.execute(
-        update(Player).where(Player.id.in_([p.id for p in players]),
-                             or_(Player.pin_locked_until.is_(None), Player.pin_locked_until <= now))
-        .values(pin_failures=Player.pin_failures)
-        .returning(Player.id, Player.pin_hash).execution_options(synchronize_session=False)).all()
+    rows = db.session.execute(_HOLD, {"ids": [p.id for p in players], "now": now}).all()
     held = {pid: pin_hash for pid, pin_hash in rows}
     for player in players:
         if player.id in held:

@@ -17,7 +17,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
@@ -139,15 +139,22 @@ def read_token(token: str) -> tuple[int, int, int]:
         raise forbidden(str(e)) from e
 
 
+# built once: the hot path's statements (a phone sheet, a poll) with their cache keys made once too
+_TOURNAMENT = select(Tournament).where(Tournament.id == bindparam("tid"))
+_TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_existing=True)
+_TABLE = select(RoundTable).where(RoundTable.round_id == bindparam("rid"), RoundTable.number == bindparam("no"))
+_PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
+                                Player.start_no.in_(bindparam("nos", expanding=True)))
+_SUBMISSION = select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response).where(
+    SubmissionRow.idempotency_key == bindparam("key"))
+
+
 def load_tournament(tid: int, lock: bool = False) -> Tournament:
     """With `lock`, the tournament row is locked until commit (PostgreSQL; SQLite's
     BEGIN IMMEDIATE already serialises writers): submissions for one tournament
     take their turn, so two phones never both find a table empty, and the
     version bump never meets a concurrent one."""
-    q = select(Tournament).where(Tournament.id == tid)
-    if lock:
-        q = q.with_for_update().execution_options(populate_existing=True)
-    t = db.session.scalar(q)
+    t = db.session.scalar(_TOURNAMENT_LOCKED if lock else _TOURNAMENT, {"tid": tid})
     if t is None:
         raise gone(_("This tournament is no longer on this server."))
     return t
@@ -157,8 +164,7 @@ def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, R
     """The table, if its round is the one being played now."""
     r = next((x for x in t.rounds if x.number == round_no), None)
     # one table, not the round's 140: a sheet or a poll must not load the whole draw
-    tab = db.session.scalar(select(RoundTable).where(RoundTable.round_id == r.id, RoundTable.number == table_no)) \
-        if r else None
+    tab = db.session.scalar(_TABLE, {"rid": r.id, "no": table_no}) if r else None
     if tab is None:
         raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
     if r.status == "closed":
@@ -189,8 +195,7 @@ def table_players(t: Tournament, tab: RoundTable) -> dict[int, Player]:
         if "players" in t.__dict__:  # loaded already (the desk): no query
             cached = {p.start_no: p for p in t.players if p.start_no in tab.players}
         else:
-            cached = {p.start_no: p for p in db.session.scalars(
-                select(Player).where(Player.tournament_id == t.id, Player.start_no.in_(list(tab.players))))}
+            cached = {p.start_no: p for p in db.session.scalars(_PLAYERS, {"tid": t.id, "nos": list(tab.players)})}
         tab.__dict__["_listok_players"] = cached
     return cached
 
@@ -239,8 +244,7 @@ def peek_submission(key: str) -> SubmissionRow | None:
     """The stored submission for this key, read on a connection of its own that
     never takes SQLite's write lock: a replay is answered without waiting for it."""
     with db.engine.connect().execution_options(read_only=True) as conn:
-        row = conn.execute(select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response)
-                           .where(SubmissionRow.idempotency_key == key)).first()
+        row = conn.execute(_SUBMISSION, {"key": key}).first()
     if row is None:
         return None
     return SubmissionRow(idempotency_key=key, content_hash=row[0], http_status=row[1], response=row[2])
@@ -497,12 +501,13 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
         db.session.flush()
     answer = sheet_answer(sheet, case)
     _store_submission(sub, h, tab, sheet, answer)
-    bump(t, public=False)  # the round being played: no public page shows its sheets but the player's own
     audit("sheet.phone", ACTOR, {"round": r.number, "table": tab.number, "version": sheet.version,
                                  "status": status, "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt,
                                  "content_hash": h, "base_version": c.base_version,
                                  "case": case.id if case else None, "key": sub.idempotency_key,
                                  "signed_by": list(tab.players), "own_phone": sorted(own)}, t.id)
+    bump(t, public=False)  # after the last entry: one UPDATE moves the version and the chain's head
+    # (the round being played: no public page shows its sheets but the player's own)
     return answer
 
 
