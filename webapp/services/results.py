@@ -34,15 +34,21 @@ DISCREPANCY_WINDOW = timedelta(minutes=10)  # SEM-C9
 PUBLIC_FROM_ROUND = 2  # SEM-C9
 
 
-def load_tournament(tid: int) -> Tournament:
+def load_tournament(tid: int, signed: bool = True) -> Tournament:
     """The tournament with everything the engine needs, in a fixed number of
-    queries however many rounds, tables and sheets it has."""
+    queries however many rounds, tables and sheets it has. `signed=False`
+    (the public pages): without what the players signed, each sheet's content
+    and signatures with their drawings, which no public page shows (reading
+    them raises instead of a query per sheet)."""
+    sheets = selectinload(Tournament.rounds).selectinload(Round.tables).selectinload(RoundTable.sheets)
+    if not signed:
+        sheets = sheets.defer(Sheet.content, raiseload=True).defer(Sheet.signatures, raiseload=True)
     t = db.session.scalar(
         select(Tournament).where(Tournament.id == tid).options(
             selectinload(Tournament.players),
             selectinload(Tournament.events),
             selectinload(Tournament.corrections),
-            selectinload(Tournament.rounds).selectinload(Round.tables).selectinload(RoundTable.sheets),
+            sheets,
         ))
     if t is None:
         abort(404)

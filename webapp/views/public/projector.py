@@ -45,7 +45,7 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
     key = (current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.public_version, str(get_locale()))
 
     def make():
-        full = load_tournament(t.id)  # rounds, tables, sheets and players in a fixed number of queries
+        full = load_tournament(t.id, signed=False)  # rounds, tables, sheets and players in a fixed number of queries
         slides = []
         if live is not None:
             live_tables = next(r for r in full.rounds if r.id == live.id).tables
