@@ -12,6 +12,8 @@ from webapp.rules.exchange import load
 from webapp.rules.report import (ReportError, draw_report, is_final, rating_report, season_report,
                                  standings_report)
 from webapp.rules.season import BONUS
+from webapp.rules.seating import cut_leaves_nobody, draw
+from webapp.rules.sem import SEM_RULES
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 ROW_KEYS = ["place", "start_no", "name", "club", "points", "money", "records", "sums",
@@ -91,6 +93,9 @@ def test_final_when_nobody_passes_the_cut():
     t = load(DATA / "sem9_cut_ends.json")
     assert t.last_round == 4
     assert is_final(t) and not is_final(t, 3)
+    # decided by the cut alone (SEM-B9..B11): the same as the draw into round 5 seating nobody
+    assert cut_leaves_nobody(t, 5, SEM_RULES) and not draw(t, 5).tables
+    assert not cut_leaves_nobody(t, 4, SEM_RULES) and draw(t, 4).tables
     rep = standings_report(t)
     assert rep["final"] is True
     assert rep["standings"][0]["tournament_points"]["bonus"] == 100

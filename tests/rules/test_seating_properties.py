@@ -7,7 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 from tests.rules.builders import play_round, players, tournament
 from webapp.rules.model import Event, Player
-from webapp.rules.seating import DrawError, draw, eligible_field, rating_order
+from webapp.rules.report import is_final
+from webapp.rules.seating import DrawError, cut_leaves_nobody, draw, eligible_field, rating_order
 from webapp.rules.sem import SEM_RULES
 from webapp.rules.standings import standings
 
@@ -78,6 +79,29 @@ def test_every_eligible_player_seated_exactly_once_rounds_1_to_6(case):
             break
         play_round(t, d, seed=seed)
         previous = seated
+
+
+@SETTINGS
+@given(fields(max_tables=20))
+def test_sem_b9_b11_is_final_and_the_cut_alone_agree_with_the_draw(case):
+    """SEM-A3 finality after a cut round is decided from the cut (nobody seated):
+    the same answer as drawing the next round and finding no table."""
+    ps, seed = case
+    t = tournament(ps)
+    for n in range(1, 7):
+        try:
+            d = draw(t, n)
+        except DrawError:
+            assert n in SEM_RULES.cuts and not is_final(t)  # an uneven cut: play on after withdrawals
+            break
+        if n in SEM_RULES.cuts:
+            ranking = standings(t, n - 1)
+            assert cut_leaves_nobody(t, n, SEM_RULES) == (not d.tables)
+            assert cut_leaves_nobody(t, n, SEM_RULES, ranking=ranking) == (not d.tables)
+            assert is_final(t) == (not d.tables) == is_final(t, ranking=ranking)
+        if not d.tables:
+            break
+        play_round(t, d, seed=seed)
 
 
 @SETTINGS

@@ -19,20 +19,24 @@ def _upto(t: Tournament, k: int) -> Tournament:
     return t if k >= t.last_round else replace(t, rounds=t.rounds_upto(k))
 
 
-def is_final(t: Tournament, after_round: int | None = None, rs: RuleSet | None = None) -> bool:
+def is_final(t: Tournament, after_round: int | None = None, rs: RuleSet | None = None, *,
+             ranking: list | None = None) -> bool:
     """Whether the tournament is over after `after_round` (default: the last
     round in the file): the rule set's last round is played, or the cut into
-    the next round lets nobody through (its draw is empty)."""
+    the next round lets nobody through (its draw is empty). `ranking`: the
+    standings after that round, if the caller has them."""
     rs = rs or get_ruleset(t.ruleset)
     k = t.last_round if after_round is None else after_round
     if k >= rs.rounds:
         return True
     if k == 0 or k < t.last_round or rs.round_kind(k + 1) != "cut":
         return False
-    from .seating import DrawError, draw  # only needed here, and seating is the heaviest module
+    from .seating import TABLE_SIZE, DrawError, cut_leaves_nobody, draw  # seating is the heaviest module
 
     try:
-        return not draw(_upto(t, k), k + 1, rs).tables
+        if tuple(rs.table_sizes) == (TABLE_SIZE,):  # the cut alone decides: nobody need be seated
+            return cut_leaves_nobody(_upto(t, k), k + 1, rs, ranking=ranking)
+        return not draw(_upto(t, k), k + 1, rs, ranking=ranking).tables
     except DrawError:
         # the standings stand on their own; a draw problem is reported by `draw`
         return False
@@ -54,7 +58,7 @@ def standings_report(t: Tournament, after_round: int | None = None) -> dict:
     if own is not None:
         return own
     ranking = standings(t, k, rs)
-    final = is_final(t, k, rs)
+    final = is_final(t, k, rs, ranking=ranking)
     tp = rs.tournament_points(ranking) if final else None  # SEM-A3
     rows = []
     for s in ranking:

@@ -118,6 +118,30 @@ def cut_seating_error(round_no: int, count: int) -> DrawError:
 # the draw
 
 
+def _check_results_before(t: Tournament, n: int) -> None:
+    have = {r.number for r in t.rounds}
+    missing = [k for k in range(1, n) if k not in have]
+    if missing:
+        which = ", ".join(str(k) for k in missing)
+        noun = "round" if len(missing) == 1 else "rounds"
+        raise DrawError(f"round {n}: the results of {noun} {which} are missing")
+
+
+def _cut_of(t: Tournament, n: int, rs: RuleSet, field, ranking: list[Standing] | None):
+    rows = ranking if ranking is not None else standings(t, n - 1, rs)
+    candidates = [r for r in rows if r.player.start_no in field and r.stats.last_round == n - 1]
+    return cut(candidates, rs.cuts[n])
+
+
+def cut_leaves_nobody(t: Tournament, round_no: int, rs: RuleSet, *,
+                      ranking: list[Standing] | None = None) -> bool:
+    """Whether the cut into `round_no` (SEM-B9..B11) lets nobody through, as `draw`
+    would find it, without seating anyone: a tournament of tables of three is over then."""
+    _check_results_before(t, round_no)
+    field = eligible_field(t, round_no, field_status(t, round_no - 1))
+    return not _cut_of(t, round_no, rs, field, ranking)[0]
+
+
 def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
          ranking: list[Standing] | None = None) -> Draw:
     """The seating for `round_no` from the results of rounds 1..round_no-1 in
@@ -154,12 +178,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
         raise DrawError(f"round {n}: the draw seats tables of {TABLE_SIZE}, "
                         f"the rule set '{rs.code}' plays tables of "
                         + " or ".join(str(k) for k in rs.table_sizes))
-    have = {r.number for r in t.rounds}
-    missing = [k for k in range(1, n) if k not in have]
-    if missing:
-        which = ", ".join(str(k) for k in missing)
-        noun = "round" if len(missing) == 1 else "rounds"
-        raise DrawError(f"round {n}: the results of {noun} {which} are missing")
+    _check_results_before(t, n)
     if tuple(rs.table_sizes) != (TABLE_SIZE,):
         from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
 
@@ -173,9 +192,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
     club_rule = n in rs.club_rule_rounds
 
     if kind == "cut":
-        rows = ranking if ranking is not None else standings(t, n - 1, rs)
-        candidates = [r for r in rows if r.player.start_no in field and r.stats.last_round == n - 1]
-        advancing, eliminated = cut(candidates, rs.cuts[n])
+        advancing, eliminated = _cut_of(t, n, rs, field, ranking)
         if len(advancing) % TABLE_SIZE:
             raise cut_seating_error(n, len(advancing))
         tables = _tables_by_standings(advancing, clubs, club_rule)
