@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 
 from flask import current_app, has_request_context, jsonify, request
@@ -31,6 +32,7 @@ from flask import current_app, has_request_context, jsonify, request
 # per process; `listok serve` uses its threads less 2, gunicorn (deploy/gunicorn.conf.py) the same per worker
 DEFAULT_MAX_WRITES = 16
 DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
+STORED_KEYS = 4096  # a venue's sheets of a few rounds
 
 
 # set by webapp/lanes.py on a write that arrived too late to be answered in time (its ticket, seconds);
@@ -56,6 +58,18 @@ class Admission:
         self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
         self.lanes = False  # `listok serve`'s lanes mark late writes (elsewhere the header is a client's: ignored)
         self._lock = threading.Lock()
+        # idempotency keys of sheets this process stored lately: the lanes send a phone's retry of one
+        # (its answer was lost) to the readers; a hint only, the database answers the replay
+        self.stored_keys: OrderedDict = OrderedDict()
+
+    def remember_stored(self, key: str) -> None:
+        with self._lock:
+            self.stored_keys[key] = None
+            if len(self.stored_keys) > STORED_KEYS:
+                self.stored_keys.popitem(last=False)
+
+    def was_stored(self, key: str) -> bool:
+        return key in self.stored_keys
 
     def _ticket(self, wait: float) -> float:
         """Seconds until a refused write's turn: behind the tickets handed out already, so a

@@ -13,9 +13,13 @@ referees; the rest answer writes first and the other queue when no write
 waits. A waiting write costs nothing but its place in the queue; the app sees
 a write arrives: one that the writes ahead of it would keep waiting longer
 than admission's budget is answered busy at once (with its ticket) instead.
+A phone's retry of a sheet this process has stored (its answer was lost on
+the way) is a read: it goes to the readers, who answer it from the database
+without waiting for the writes' turn.
 """
 from __future__ import annotations
 
+import re
 import threading
 from collections import deque
 
@@ -27,6 +31,24 @@ from .admission import BUSY_HEADER
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PHONE_API = "/api/v1/"
 NOT_WRITES = ("/api/v1/preview",)  # the live points while sums are typed: computed, nothing stored
+
+
+SHEETS = "/api/v1/sheets"
+KEY_RE = re.compile(rb'"idempotency_key"\s*:\s*"([0-9A-Za-z-]{8,64})"')
+KEY_WITHIN = 4096  # bytes of the body searched for the key (outbox.js sends it before the content)
+
+
+def replay_key(request) -> str | None:
+    """The idempotency key of a sheet's body, if it is near the start: read without
+    consuming the body (waitress keeps it in a buffer the app reads later)."""
+    if request.path != SHEETS or request.body_rcv is None:
+        return None
+    try:
+        head = request.body_rcv.getbuf().get(KEY_WITHIN)
+    except (OSError, ValueError):
+        return None
+    found = KEY_RE.search(head)
+    return found.group(1).decode() if found else None
 
 
 def is_phone_write(channel) -> bool:
@@ -72,6 +94,10 @@ class Lanes(ThreadedTaskDispatcher):
         if write:
             headers = task.requests[0].headers
             headers.pop(BUSY_HEADER, None)
+            key = replay_key(task.requests[0]) if self.admission is not None else None
+            if key is not None and self.admission.was_stored(key):
+                write = False  # a retry whose answer was lost: the readers answer it from the database
+        if write:
             ticket = self.admission.on_arrival(len(self.writes)) if self.admission is not None else None
             if ticket is not None:  # answered busy at once, by whichever thread is free
                 headers[BUSY_HEADER] = f"{ticket:.3f}"

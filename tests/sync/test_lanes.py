@@ -130,3 +130,70 @@ def test_without_lanes_a_clients_busy_header_is_ignored(app, client):
     body = signed_submission(app, tid, 1, 2, [1450, 1000, 550], pins=pins)
     resp = client.post("/api/v1/sheets", json=body, headers={"X-Listok-Busy": "30"})
     assert resp.status_code == 200 and resp.json["status"] == "accepted"
+
+
+def test_a_retry_of_a_stored_sheet_is_answered_by_the_readers_while_writes_queue(app):
+    """The phone's answer was lost and it sends the sheet again: this process stored it, so the
+    lanes treat the retry as a read and it is answered from the database at once, not after the
+    writes queued ahead of it. A sheet not stored here yet still takes the writes' lane."""
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    open_round(app, tid)
+    stored = json.dumps(signed_submission(app, tid, 1, 1, [1450, 1000, 550], pins=pins)).encode()
+    fresh = json.dumps(signed_submission(app, tid, 1, 2, [1450, 1000, 550], pins=pins)).encode()
+    release, blocked = threading.Event(), []
+
+    def held(environ, start_response):  # writes that hold every write thread until released
+        if environ["QUERY_STRING"] == "block":
+            blocked.append(1)
+            release.wait(20)
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"held"]
+        return app(environ, start_response)
+
+    json_type = {"Content-Type": "application/json"}
+    admission = app.extensions["admission"]
+    admission.lanes = True
+    with Served(held, threads=4, admission=admission) as port:
+        status, answer = request(port, "POST", "/api/v1/sheets", stored, json_type)
+        assert status == 200 and json.loads(answer)["status"] == "accepted"
+        assert admission.was_stored(json.loads(stored)["idempotency_key"])
+        blockers = [threading.Thread(target=request, args=(port, "POST", "/api/v1/sheets?block", b"{}"))
+                    for _ in range(3)]
+        for th in blockers:
+            th.start()
+        deadline = time.monotonic() + 5
+        while len(blocked) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        late = {}
+        waiting = threading.Thread(target=lambda: late.update(
+            answer=request(port, "POST", "/api/v1/sheets", fresh, json_type, timeout=30)))
+        waiting.start()
+        try:
+            status, answer = request(port, "POST", "/api/v1/sheets", stored, json_type, timeout=5)
+            assert status == 200 and json.loads(answer)["replay"] is True
+            time.sleep(0.2)
+            assert not late  # the new sheet waits for a write thread
+        finally:
+            release.set()
+            for th in (*blockers, waiting):
+                th.join(20)
+        assert late["answer"][0] == 200 and json.loads(late["answer"][1])["status"] == "accepted"
+
+
+def test_the_key_is_read_from_the_body_without_consuming_it():
+    from waitress.parser import HTTPRequestParser
+    from waitress.adjustments import Adjustments
+
+    from webapp.lanes import replay_key
+
+    body = b'{"token": "t", "idempotency_key": "2f1c9a6e-5b1e-4c1a-9d0e-1f2a3b4c5d6e", "content": {}}'
+    parser = HTTPRequestParser(Adjustments())
+    data = b"POST /api/v1/sheets HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    while data and not parser.completed:
+        data = data[parser.received(data):]
+    assert parser.completed
+    assert replay_key(parser) == "2f1c9a6e-5b1e-4c1a-9d0e-1f2a3b4c5d6e"
+    assert parser.get_body_stream().read() == body  # the app still reads all of it
+    parser.path = "/api/v1/pin"
+    assert replay_key(parser) is None

@@ -70,6 +70,7 @@ def submit_sheet():
         with admission.current().slot():
             answer = sheets.submit(sub, peeked=True)
             db.session.commit()
+        admission.current().remember_stored(sub.idempotency_key)
     except admission.Busy as e:
         return admission.busy_answer(e)
     except sheets.SyncRefusal as e:
