@@ -92,6 +92,8 @@ def points(value) -> str:
 def compile_catalogs(translations_dir) -> None:
     """Compile each .po into its .mo when the .mo is missing or older, so a fresh
     checkout needs no separate build step (.mo files are build output, not committed)."""
+    import os
+    import tempfile
     from pathlib import Path
 
     from babel.messages.mofile import write_mo
@@ -104,7 +106,15 @@ def compile_catalogs(translations_dir) -> None:
                 continue
             with po.open("rb") as f:
                 catalog = read_po(f, locale=po.parent.parent.name)
-            with mo.open("wb") as f:
-                write_mo(f, catalog)
+            # written aside and renamed: a process starting meanwhile (another worker) never reads half a file
+            fd, tmp = tempfile.mkstemp(dir=mo.parent, prefix=".messages-", suffix=".mo")
+            try:
+                os.fchmod(fd, 0o644)  # as a plain open() would leave it, not mkstemp's 0600
+                with os.fdopen(fd, "wb") as f:
+                    write_mo(f, catalog)
+                os.replace(tmp, mo)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
         except OSError:
             continue  # a read-only install: use whatever .mo is there
