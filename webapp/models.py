@@ -253,6 +253,8 @@ class Submission(db.Model):
     response: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
+    sheet: Mapped[Sheet | None] = relationship()
+
 
 class SheetDraft(db.Model):
     """Sums a phone confirmed and published so that players can sign them on

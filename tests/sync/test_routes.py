@@ -577,7 +577,7 @@ def test_a_failure_while_storing_leaves_nothing_half_stored(app, client, game, m
         raise RuntimeError("disk full")
 
     v = game.version()
-    monkeypatch.setattr(sheet_service, "audit", broken)
+    monkeypatch.setattr(sheet_service, "bump", broken)  # the last step: everything before it is in the session
     with pytest.raises(RuntimeError):
         client.post(URL, json=game.body())
     monkeypatch.undo()

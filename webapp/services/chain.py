@@ -300,6 +300,9 @@ def _chain_before_commit(session):
 
 
 def _where(sheet: Sheet) -> tuple[int, int, int, list]:
+    known = sheet.__dict__.get("_chained_where")  # where its entry was written (the table never changes)
+    if known is not None:
+        return known
     tab = sheet.table
     if tab is None and sheet.table_id is not None:
         tab = db.session.get(RoundTable, sheet.table_id)
@@ -348,6 +351,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
         sheet.chain_seq = entry.seq
         sheet.receipt = _receipt(tid, entry.hash)
     sheet._chained_record = rec
+    sheet._chained_where = (tid, round_no, table_no, players)
     return entry
 
 

@@ -487,9 +487,9 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
         # entry's hash) instead of updated twice after
         chain.store_new(sheet, t.id, r.number, tab.number, tab.players, ACTOR)
         db.session.add(sheet)
-    db.session.flush()
     case = None
     if kind is not None:
+        db.session.flush()  # the case names the sheet's id, the answer the case's
         case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind=kind, status="open",
                     sheet_id=sheet.id, other_sheet_id=other.id if other else None, created_by=ACTOR,
                     payload={"receipt": sheet.receipt, "version": sheet.version, "sums_cents": list(c.sums_cents),
@@ -500,12 +500,16 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
         db.session.add(case)
         db.session.flush()
     answer = sheet_answer(sheet, case)
-    _store_submission(sub, h, tab, sheet, answer)
-    audit("sheet.phone", ACTOR, {"round": r.number, "table": tab.number, "version": sheet.version,
-                                 "status": status, "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt,
-                                 "content_hash": h, "base_version": c.base_version,
-                                 "case": case.id if case else None, "key": sub.idempotency_key,
-                                 "signed_by": list(tab.players), "own_phone": sorted(own)}, t.id)
+    with db.session.no_autoflush:
+        _store_submission(sub, h, tab, sheet, answer)
+        # chain.append, not audit(): the one sheet this writes has its entry already (store_new); audit
+        # would flush first to find changed sheets, and one flush then inserts the sheet, both entries
+        # and the key together (any other sheet changed is still chained before the commit)
+        chain.append(t.id, "sheet.phone", ACTOR, {
+            "round": r.number, "table": tab.number, "version": sheet.version, "status": status,
+            "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt, "content_hash": h,
+            "base_version": c.base_version, "case": case.id if case else None, "key": sub.idempotency_key,
+            "signed_by": list(tab.players), "own_phone": sorted(own)})
     bump(t, public=False)  # after the last entry: one UPDATE moves the version and the chain's head
     # (the round being played: no public page shows its sheets but the player's own)
     return answer
@@ -526,7 +530,7 @@ def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submissi
 
 def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: Sheet, answer: Answer) -> None:
     db.session.add(SubmissionRow(idempotency_key=sub.idempotency_key, table_id=tab.id, content_hash=h,
-                                 sheet_id=sheet.id, http_status=answer.http_status, response=answer.body))
+                                 sheet=sheet, http_status=answer.http_status, response=answer.body))
 
 
 # --------------------------------------------------------------------------- PIN check, table state
