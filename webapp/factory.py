@@ -10,7 +10,7 @@ from flask_babel import lazy_gettext as _l
 
 from . import admission, caching, errors, headers, i18n
 from .config import load_config
-from .database import configure_sqlite
+from .database import configure_sqlite, ping_after_rest
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
 from .proxies import SecureCookies, TrustedProxyFix
 
@@ -24,6 +24,7 @@ def build_app(config: dict | None = None) -> Flask:
     db.init_app(app)
     with app.app_context():
         configure_sqlite(db.engine)
+        ping_after_rest(db.engine)
     migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
     csrf.init_app(app)
     login_manager.init_app(app)
