@@ -42,6 +42,18 @@ class Served:
         self.lanes.shutdown()
 
 
+def start_writes(port, queries, running: list, expect: int) -> list[threading.Thread]:
+    """POST /api/v1/sheets?<query> for each query, each in a thread of its own; back once `expect`
+    of them are in the app (`running` is what the app appends to)."""
+    threads = [threading.Thread(target=request, args=(port, "POST", f"/api/v1/sheets?{q}", b"{}")) for q in queries]
+    for th in threads:
+        th.start()
+    deadline = time.monotonic() + 5
+    while len(running) < expect and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return threads
+
+
 def test_readers_are_answered_while_every_write_thread_waits_and_writes_queue():
     release, started = threading.Event(), []
 
@@ -53,13 +65,7 @@ def test_readers_are_answered_while_every_write_thread_waits_and_writes_queue():
         return [environ.get(BUSY_ENVIRON, "-").encode()]
 
     with Served(app, threads=4) as port:
-        writers = [threading.Thread(target=request, args=(port, "POST", f"/api/v1/sheets?{i}", b"{}"))
-                   for i in range(6)]
-        for th in writers:
-            th.start()
-        deadline = time.monotonic() + 5
-        while len(started) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        writers = start_writes(port, range(6), started, 2)
         time.sleep(0.1)
         assert len(started) == 2  # 4 threads, 2 of them for readers only: 2 writes run, 4 wait
         t0 = time.monotonic()
@@ -158,13 +164,7 @@ def test_a_retry_of_a_stored_sheet_is_answered_by_the_readers_while_writes_queue
         status, answer = request(port, "POST", "/api/v1/sheets", stored, json_type)
         assert status == 200 and json.loads(answer)["status"] == "accepted"
         assert admission.was_stored(json.loads(stored)["idempotency_key"])
-        blockers = [threading.Thread(target=request, args=(port, "POST", "/api/v1/sheets?block", b"{}"))
-                    for _ in range(3)]
-        for th in blockers:
-            th.start()
-        deadline = time.monotonic() + 5
-        while len(blocked) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        blockers = start_writes(port, ["block"] * 3, blocked, 2)
         late = {}
         waiting = threading.Thread(target=lambda: late.update(
             answer=request(port, "POST", "/api/v1/sheets", fresh, json_type, timeout=30)))
