@@ -246,10 +246,11 @@ def _locked(player: Player, until: datetime) -> PinLocked:
                        s=player.start_no), player.start_no, until)
 
 
-_HOLD = (update(Player).where(Player.id.in_(bindparam("ids", expanding=True)),
-                              or_(Player.pin_locked_until.is_(None), Player.pin_locked_until <= bindparam("now")))
-         .values(pin_failures=Player.pin_failures)
-         .returning(Player.id, Player.pin_hash).execution_options(synchronize_session=False))
+_PLAYER = Player.__table__
+_HOLD = (update(_PLAYER).where(_PLAYER.c.id.in_(bindparam("ids", expanding=True)),
+                               or_(_PLAYER.c.pin_locked_until.is_(None), _PLAYER.c.pin_locked_until <= bindparam("now")))
+         .values(pin_failures=_PLAYER.c.pin_failures)
+         .returning(_PLAYER.c.id, _PLAYER.c.pin_hash))  # table-level: not the ORM's bulk-update path
 
 
 def _hold(players: list[Player], now: datetime) -> dict[int, str | None]:
