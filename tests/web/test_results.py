@@ -5,13 +5,16 @@ import re
 from datetime import timedelta
 from decimal import Decimal as D
 
+import pytest
+
 from sqlalchemy import event, func, select
 
 from tests.helpers import HX, login, make_tournament, make_user, open_round, play_round, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
-from webapp.services import rounds
+from webapp.services import results, rounds
 from webapp.services.common import verify_audit_chain
+from webapp.views.public import projector
 
 
 def table_players(app, tid, n, table) -> list[int]:
@@ -447,6 +450,76 @@ def test_standings_and_projector_queries_do_not_grow_with_the_field(app, op):
             event.remove(engine, "before_cursor_execute", count)
         counts.append(len(statements))
     assert counts[0] == counts[1] and counts[0] <= 40, counts
+
+
+@pytest.mark.parametrize("sample", ["sem27_poprad.json", "sem9_cut_ends.json", "csm14_a.json", "smu10.json",
+                                    "thousand13.json"])
+def test_the_public_pages_engine_view_reads_what_the_orm_reads(app, sample, monkeypatch):
+    """services/results.engine_view (table-level SELECTs, no ORM objects) gives the engine
+    the same tournament as load_tournament, every rule set's fields, events and corrections
+    included, and the same seating."""
+    from pathlib import Path
+
+    from webapp.services.engine import rules_tournament
+    from webapp.services.results import engine_view, load_tournament
+    from webapp.services.tournament_file import import_tournament
+
+    data = (Path(__file__).resolve().parents[1] / "data" / sample).read_text(encoding="utf-8")
+    with app.app_context():
+        tid = import_tournament(data, sample, "test").id
+        db.session.commit()
+        db.session.expunge_all()
+        orm, view = load_tournament(tid), engine_view(tid)
+        for kw in ({}, {"closed_only": True}):
+            assert rules_tournament(view, **kw) == rules_tournament(orm, **kw), kw
+        assert rules_tournament(view).rounds  # something was compared
+        assert [[(tab.number, list(tab.players)) for tab in r.tables] for r in view.rounds] == \
+            [[(tab.number, list(tab.players)) for tab in r.tables] for r in orm.rounds]
+        assert [(p.start_no, p.name, p.club) for p in view.players] == \
+            [(p.start_no, p.name, p.club) for p in orm.players]
+    _same_pages_from_both(app, tid, monkeypatch)
+
+
+def test_the_engine_view_renders_a_running_round_as_the_orm_does(app, monkeypatch):
+    """The projector's seating slides and the players' pages while round 3 is played."""
+    tid = make_tournament(app, 27)
+    play_round(app, tid, seed=1)
+    play_round(app, tid, seed=2)
+    open_round(app, tid)
+    _same_pages_from_both(app, tid, monkeypatch)
+
+
+def _same_pages_from_both(app, tid, monkeypatch):
+    with app.app_context():
+        players = [p.start_no for p in db.session.get(Tournament, tid).players][:3]
+    pages = [f"/t/{tid}/standings", f"/t/{tid}/seating"] + [f"/t/{tid}/player/{s}" for s in players] + \
+        [f"/t/{tid}/projector?slide={k}" for k in range(12)]
+    client = app.test_client()
+    client.set_cookie("lang", "en")
+
+    def bodies():
+        _forget_rendered_pages()
+        return {path: (r.status_code, r.get_data(as_text=True)) for path in pages for r in [client.get(path)]}
+
+    seen = bodies()
+    assert {status for status, _body in seen.values()} == {200}
+    # the pages as the ORM's objects render them: the same, to the letter
+    monkeypatch.setattr(results, "engine_view", results.load_tournament)
+    monkeypatch.setattr(projector, "engine_view", results.load_tournament)
+    assert bodies() == seen
+
+
+def _forget_rendered_pages():
+    from webapp import caching
+    from webapp.services.cache import VersionedCache
+    from webapp.views.public import standings
+
+    caching.BODIES.clear()
+    caching._memo.clear()
+    for module in (standings, projector):
+        for value in vars(module).values():
+            if isinstance(value, VersionedCache):
+                value.clear()
 
 
 def test_place_chart_puts_first_place_on_top():

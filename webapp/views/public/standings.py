@@ -42,7 +42,7 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
     key = (db_url, t.id, basis, after, locale)
 
     def make():
-        full = svc.load_tournament(t.id, signed=False)
+        full = svc.engine_view(t.id)
         page = svc.standings_page(full, after)
         # most changes (every sheet of the round being played) leave these standings as
         # they were: the table is rendered again only when what it shows has changed
@@ -112,7 +112,7 @@ def player(tid: int, start_no: int):
 
 
 def _player(tid: int, start_no: int):
-    t = svc.load_tournament(tid, signed=False)
+    t = svc.engine_view(tid)
     page = svc.player_page(t, start_no)
     return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))
 
