@@ -69,8 +69,9 @@ def engine_view(tid: int) -> SimpleNamespace:
     sheet's content and its signatures with their drawings) is read: no public
     page shows it. Read-only: nothing here can be changed or saved."""
     def rows(table, *where, order=(), columns=None):
-        q = select(*(columns or table.c)).where(*where).order_by(*order)
-        return [SimpleNamespace(**m) for m in db.session.execute(q).mappings()]
+        result = db.session.execute(select(*(columns or table.c)).where(*where).order_by(*order))
+        keys = list(result.keys())
+        return [SimpleNamespace(**dict(zip(keys, row))) for row in result]
 
     T, P, E, C = (m.__table__ for m in (Tournament, Player, EventRow, CorrectionRow))
     R, RT, S = Round.__table__, RoundTable.__table__, Sheet.__table__
@@ -87,10 +88,11 @@ def engine_view(tid: int) -> SimpleNamespace:
     by_round = {r.id: r for r in t.rounds}
     for r in t.rounds:
         r.tables = []
-    for m in db.session.execute(select(RT.c.id, RT.c.round_id, RT.c.number, RT.c.players)
-                                .where(in_tournament).order_by(RT.c.round_id, RT.c.number)).mappings():
-        tab = tables[m["id"]] = _Table(**m, sheets=[])
-        by_round[tab.round_id].tables.append(tab)
+    for tab_id, round_id, number, players in db.session.execute(
+            select(RT.c.id, RT.c.round_id, RT.c.number, RT.c.players).where(in_tournament)
+            .order_by(RT.c.round_id, RT.c.number)):
+        tab = tables[tab_id] = _Table(id=tab_id, round_id=round_id, number=number, players=players, sheets=[])
+        by_round[round_id].tables.append(tab)
     for sheet in rows(S, S.c.table_id.in_(select(RT.c.id).where(in_tournament)), order=(S.c.table_id, S.c.version),
                       columns=[c for c in S.c if c.name not in _NOT_SIGNED]):
         tables[sheet.table_id].sheets.append(sheet)
