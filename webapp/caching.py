@@ -5,7 +5,8 @@ a strong ETag made from what the page shows: the tournament's public version
 (services/common.bump: the running round's phone sheets do not move it), the
 language, the query and whatever else the caller names. The ETag is compared
 *before* anything is rendered, so a revalidation costs one small query, and the
-rendered body is kept per ETag (no lock: a VersionedCache). Anonymous visitors
+rendered body is kept per ETag (no lock: a VersionedCache): an anonymous visitor
+without the page gets it from that same query. Anonymous visitors
 get `Cache-Control: public`, no cookie, no session and no CSRF token, so a
 reverse proxy or a CDN may keep the page for everybody; a request carrying a
 session or a language cookie is answered `private` (it may differ for them).
