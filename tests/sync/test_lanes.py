@@ -31,15 +31,25 @@ class Served:
         self.lanes = Lanes(threads, admission)
         self.server = create_server(app, host="127.0.0.1", port=0, threads=threads, _dispatcher=self.lanes)
         self.lanes.set_thread_count(threads)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.closing = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        try:
+            self.server.run()
+        except OSError:
+            if not self.closing:  # the socket closed under the loop's select: the end we asked for
+                raise
 
     def __enter__(self):
         self.thread.start()
         return self.server.effective_port
 
     def __exit__(self, *exc):
+        self.closing = True
         self.server.close()
         self.lanes.shutdown()
+        self.thread.join(5)
 
 
 def start_writes(port, queries, running: list, expect: int) -> list[threading.Thread]:
