@@ -6,7 +6,8 @@ Prints, on SQLite (a temp file) and, with --database-url or TEST_DATABASE_URL,
 on PostgreSQL: closing a round and publishing the standings and the next draw
 (server side, issue #3 target under 1 s), rendering the standings page
 for 420 players (target under 100 ms), the projector (issue 11: under 25 ms),
-the final report, and the print page of a round's 140
+the seating and a player's page (as an anonymous visitor gets them), the
+final report, and the print page of a round's 140
 paper sheets with their QR codes (target well under 1 s).
 Each page is timed after the templates are compiled: rendered with the render
 caches empty (new standings: a round closed), after a version bump alone (what
@@ -61,17 +62,27 @@ def timed_get(client, path: str, profile: bool):
 
 
 def clear_render_caches() -> None:
+    """Every rendered page and slide this process keeps (a new public version misses them all anyway)."""
+    from webapp import caching
     from webapp.services.cache import VersionedCache
-    from webapp.views.public import standings
+    from webapp.views.public import projector, standings
 
-    for value in vars(standings).values():
-        if isinstance(value, VersionedCache):
-            value.clear()
+    caching.BODIES.clear()
+    caching._memo.clear()
+    for module in (standings, projector):
+        for value in vars(module).values():
+            if isinstance(value, VersionedCache):
+                value.clear()
 
 
-def bump_version(app, tid: int) -> None:
+def bump_version(app, tid: int, public: bool = False) -> None:
+    """`public`: a change the public pages show (a round closed, a correction); else what every
+    sheet of the round being played does (the version alone)."""
+    values = {"version": Tournament.version + 1}
+    if public:
+        values["public_version"] = Tournament.public_version + 1
     with app.app_context():
-        db.session.execute(update(Tournament).where(Tournament.id == tid).values(version=Tournament.version + 1))
+        db.session.execute(update(Tournament).where(Tournament.id == tid).values(**values))
         db.session.commit()
 
 
@@ -121,22 +132,24 @@ def run(url: str, label: str, n_players: int, profile: bool = False) -> None:
             if nxt is None:
                 break
 
-    client = app.test_client()
-    client.post("/login", data={"username": "bench", "password": "bench-pass"})
+    operator, visitor = app.test_client(), app.test_client()  # the public pages as spectators get them
+    operator.post("/login", data={"username": "bench", "password": "bench-pass"})
     n_sheets, sheets_round = widest
-    pages = ((f"/t/{tid}/standings", "public standings page"),
-             (f"/t/{tid}/projector", "projector"),
-             (f"/operator/t/{tid}/report", "operator final results page"),
-             (f"/operator/t/{tid}/round/{sheets_round}/sheets", f"print page, {n_sheets} sheets"))
+    pages = ((visitor, f"/t/{tid}/standings", "public standings page"),
+             (visitor, f"/t/{tid}/projector", "projector"),
+             (visitor, f"/t/{tid}/seating", "seating"),
+             (visitor, f"/t/{tid}/player/{n_players // 2}", "a player's page"),
+             (operator, f"/operator/t/{tid}/report", "operator final results page"),
+             (operator, f"/operator/t/{tid}/round/{sheets_round}/sheets", f"print page, {n_sheets} sheets"))
     # a process's first request compiles the templates: not what a change costs
-    compile_times = [timed_get(client, path, False)[1] for path, _name in pages]
+    compile_times = [timed_get(client, path, False)[1] for client, path, _name in pages]
     freeze_startup_objects()  # as `listok serve` does
     print(f"  first requests of the process (templates compiled): {', '.join(ms(s).strip() for s in compile_times)}")
-    for path, name in pages:
+    for client, path, name in pages:
         cold, after_change = [], []
         for i in range(5):
-            clear_render_caches()  # new standings: a round closed, a correction
-            bump_version(app, tid)
+            clear_render_caches()  # new standings: a round closed, a correction (a new public version)
+            bump_version(app, tid, public=True)
             resp, elapsed = timed_get(client, path, profile and i == 0)
             cold.append(elapsed)
         for i in range(5):
