@@ -160,6 +160,14 @@ def run(url: str, label: str, n_players: int, profile: bool = False) -> None:
               f"(max {ms(max(cold)).strip()}); after a version bump {ms(statistics.median(after_change))} "
               f"(max {ms(max(after_change)).strip()}); repeated {ms(statistics.median(repeated))} "
               f"(max {ms(max(repeated)).strip()}); medians")
+    # after a round closed every player opens their own page: the first one computes the closed
+    # rounds' standings after each round, the others share them (views/public/standings.CLOSED)
+    clear_render_caches()
+    bump_version(app, tid, public=True)
+    first = timed_get(visitor, f"/t/{tid}/player/1", False)[1]
+    others = [timed_get(visitor, f"/t/{tid}/player/{s}", False)[1] for s in range(2, 22)]
+    print(f"  players' pages on a new public version: the first {ms(first).strip()}, the next 20 "
+          f"{ms(statistics.median(others)).strip()} (median, max {ms(max(others)).strip()})")
     with app.app_context():
         db.session.remove()
         db.engine.dispose()

@@ -489,6 +489,23 @@ def test_the_engine_view_renders_a_running_round_as_the_orm_does(app, monkeypatc
     _same_pages_from_both(app, tid, monkeypatch)
 
 
+def test_every_players_page_from_one_shared_closed_rounds_is_their_own(app):
+    """The players' pages of one public version share closed_rounds (the standings after each
+    round): each page is the one computed for that player alone."""
+    tid = make_tournament(app, 27)
+    for k in (1, 2, 3):
+        play_round(app, tid, seed=k)
+    open_round(app, tid)
+    with app.app_context():
+        t = results.engine_view(tid)
+        shared = results.closed_rounds(t)
+        assert shared.after == 3 and set(shared.rankings) == {1, 2, 3}
+        for p in t.players:
+            own = results.player_page(t, p.start_no)
+            assert results.player_page(t, p.start_no, shared) == own, p.start_no
+            assert own["place"] is not None and len(own["history"]) == 3
+
+
 def _same_pages_from_both(app, tid, monkeypatch):
     with app.app_context():
         players = [p.start_no for p in db.session.get(Tournament, tid).players][:3]

@@ -691,14 +691,40 @@ def public_standings_round(t: Tournament) -> int | None:
 # --------------------------------------------------------------------------- the player page
 
 
-def player_page(t: Tournament, start_no: int) -> dict:
+@dataclass(frozen=True)
+class ClosedRounds:
+    """What every player's page reads of the closed rounds: the same for all of them
+    as long as the public version is (the running round's phone sheets leave it)."""
+
+    after: int
+    rt: rules.Tournament
+    status: object  # rules.standings.FieldStatus
+    stats: dict
+    rankings: dict  # after round n (from PUBLIC_FROM_ROUND on): {start no: its standings row}
+    sizes: dict  # after round n: how many are ranked
+
+
+def closed_rounds(t: Tournament) -> ClosedRounds:
+    rs = get_ruleset(t.ruleset)
+    k = last_closed(t)
+    rt = rules_tournament(t, closed_only=True)
+    rankings, sizes = {}, {}
+    if k >= PUBLIC_FROM_ROUND:
+        for n in range(1, k + 1):
+            ranking = standings(rt, n, rs)
+            rankings[n] = {s.player.start_no: s for s in ranking}
+            sizes[n] = len(ranking)
+    return ClosedRounds(k, rt, field_status(rt, k), collect_stats(rs, rt, k), rankings, sizes)
+
+
+def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None) -> dict:
+    """`closed`: closed_rounds(t), which every player's page of this public version shares."""
     p = next((x for x in t.players if x.start_no == start_no), None)
     if p is None:
         abort(404)
     rs = get_ruleset(t.ruleset)
-    k = last_closed(t)
-    rt = rules_tournament(t, closed_only=True)
-    status = field_status(rt, k)
+    closed = closed or closed_rounds(t)
+    k, status = closed.after, closed.status
     marks = correction_marks(t)
     c4_old = c4_old_sums(t)
 
@@ -717,7 +743,7 @@ def player_page(t: Tournament, start_no: int) -> dict:
         break
 
     results = []
-    stats = collect_stats(rs, rt, k).get(start_no)
+    stats = closed.stats.get(start_no)
     by_round = {}
     if stats is not None:
         by_round = {rnd: (m, pts) for rnd, m, pts in zip(stats.rounds, stats.sums, stats.round_points)}
@@ -741,14 +767,12 @@ def player_page(t: Tournament, start_no: int) -> dict:
     visible = k >= PUBLIC_FROM_ROUND
     if visible:
         for n in range(1, k + 1):
-            ranking = standings(rt, n, rs)
-            field_size = len(ranking)
-            for s in ranking:
-                if s.player.start_no == start_no:
-                    history.append((n, s.place))
-                    if n == k:
-                        place, total = s.place, s
-                    break
+            field_size = closed.sizes[n]
+            s = closed.rankings[n].get(start_no)
+            if s is not None:
+                history.append((n, s.place))
+                if n == k:
+                    place, total = s.place, s
     cut_out = next((r.number for r in t.rounds if r.status != "draft" and start_no in (r.eliminated or ())), None)
     players = {x.start_no: x for x in t.players}
     return {

@@ -25,6 +25,7 @@ def hhmm(dt) -> str:
 
 STANDINGS = VersionedCache(32)
 TABLES = VersionedCache(32)
+CLOSED = VersionedCache(8)  # services.results.closed_rounds per public version, for the players' pages
 # what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
 SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
 
@@ -113,7 +114,11 @@ def player(tid: int, start_no: int):
 
 def _player(tid: int, start_no: int):
     t = svc.engine_view(tid)
-    page = svc.player_page(t, start_no)
+    # the closed rounds' standings after each round, computed once per public version for all the
+    # players opening their pages after a round closed (not once per player)
+    closed = CLOSED.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], tid, t.public_version),
+                                lambda: svc.closed_rounds(t))
+    page = svc.player_page(t, start_no, closed)
     return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))
 
 
