@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import update  # noqa: E402
 
+from tests.helpers import forget_rendered_pages  # noqa: E402
 from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
 from webapp.extensions import db  # noqa: E402
@@ -59,20 +60,6 @@ def timed_get(client, path: str, profile: bool):
         print(f"    --- profile of the first GET {path}")
         pstats.Stats(prof, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
     return resp, elapsed
-
-
-def clear_render_caches() -> None:
-    """Every rendered page and slide this process keeps (a new public version misses them all anyway)."""
-    from webapp import caching
-    from webapp.services.cache import VersionedCache
-    from webapp.views.public import projector, standings
-
-    caching.BODIES.clear()
-    caching._memo.clear()
-    for module in (standings, projector):
-        for value in vars(module).values():
-            if isinstance(value, VersionedCache):
-                value.clear()
 
 
 def bump_version(app, tid: int, public: bool = False) -> None:
@@ -148,7 +135,7 @@ def run(url: str, label: str, n_players: int, profile: bool = False) -> None:
     for client, path, name in pages:
         cold, after_change = [], []
         for i in range(5):
-            clear_render_caches()  # new standings: a round closed, a correction (a new public version)
+            forget_rendered_pages()  # new standings: a round closed, a correction (a new public version)
             bump_version(app, tid, public=True)
             resp, elapsed = timed_get(client, path, profile and i == 0)
             cold.append(elapsed)
@@ -162,7 +149,7 @@ def run(url: str, label: str, n_players: int, profile: bool = False) -> None:
               f"(max {ms(max(repeated)).strip()}); medians")
     # after a round closed every player opens their own page: the first one computes the closed
     # rounds' standings after each round, the others share them (views/public/standings.CLOSED)
-    clear_render_caches()
+    forget_rendered_pages()
     bump_version(app, tid, public=True)
     first = timed_get(visitor, f"/t/{tid}/player/1", False)[1]
     others = [timed_get(visitor, f"/t/{tid}/player/{s}", False)[1] for s in range(2, 22)]

@@ -189,3 +189,18 @@ def stored_cases(app, *, kind=None, status=None) -> list:
         for c in rows:
             db.session.expunge(c)
         return rows
+
+
+def forget_rendered_pages() -> None:
+    """Drop every page, slide and shared computation this process keeps for the public pages
+    (a new public version misses them all anyway): the next request renders afresh."""
+    from webapp import caching
+    from webapp.services.cache import VersionedCache
+    from webapp.views.public import projector, standings
+
+    caching.BODIES.clear()
+    caching._memo.clear()
+    for module in (standings, projector):
+        for value in vars(module).values():
+            if isinstance(value, VersionedCache):
+                value.clear()

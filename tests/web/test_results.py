@@ -9,7 +9,8 @@ import pytest
 
 from sqlalchemy import event, func, select
 
-from tests.helpers import HX, login, make_tournament, make_user, open_round, play_round, text
+from tests.helpers import (HX, forget_rendered_pages, login, make_tournament, make_user, open_round, play_round,
+                           text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
 from webapp.services import results, rounds
@@ -515,7 +516,7 @@ def _same_pages_from_both(app, tid, monkeypatch):
     client.set_cookie("lang", "en")
 
     def bodies():
-        _forget_rendered_pages()
+        forget_rendered_pages()
         return {path: (r.status_code, r.get_data(as_text=True)) for path in pages for r in [client.get(path)]}
 
     seen = bodies()
@@ -524,19 +525,6 @@ def _same_pages_from_both(app, tid, monkeypatch):
     monkeypatch.setattr(results, "engine_view", results.load_tournament)
     monkeypatch.setattr(projector, "engine_view", results.load_tournament)
     assert bodies() == seen
-
-
-def _forget_rendered_pages():
-    from webapp import caching
-    from webapp.services.cache import VersionedCache
-    from webapp.views.public import standings
-
-    caching.BODIES.clear()
-    caching._memo.clear()
-    for module in (standings, projector):
-        for value in vars(module).values():
-            if isinstance(value, VersionedCache):
-                value.clear()
 
 
 def test_place_chart_puts_first_place_on_top():
