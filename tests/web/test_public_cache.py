@@ -124,6 +124,32 @@ def test_a_running_round_phone_sheet_leaves_the_standings_etag_and_a_closed_roun
     assert client.get(f"/t/{tid}/standings").headers["ETag"] != standings
 
 
+def test_a_players_page_follows_a_referees_rejection_that_moves_no_version(app, client, venue):
+    """A rejected sheet moves the chain, not the version: the players' shared read of the
+    tournament (views/public/standings.VIEWS) is keyed by both, like a 304."""
+    from webapp.models import Case
+    from webapp.services import cases
+
+    tid, pins = venue
+    with app.app_context():
+        r = db.session.query(Round).filter_by(tournament_id=tid, number=3).one()
+        tab = r.tables[0]
+        seated = tab.players[0]
+    resp = client.post("/api/v1/sheets", json=signed_submission(
+        app, tid, 3, tab.number, [-150, 2000, 1150], pins=pins, note="Betl, 7 € — paid by #%d" % seated))
+    assert resp.status_code == 202 and resp.json["reason"] == "negative-sum"
+    client.set_cookie("lang", "en")
+    page = client.get(f"/t/{tid}/player/{seated}").get_data(as_text=True)
+    assert resp.json["receipt"] in page and "waiting for the referee" in page
+    version = _versions(app, tid)
+    with app.app_context():
+        cases.reject(db.session.get(Case, resp.json["case"]), "referee", "the note names nobody who paid")
+        db.session.commit()
+    assert _versions(app, tid) == version  # the version did not move
+    page = client.get(f"/t/{tid}/player/{seated}").get_data(as_text=True)
+    assert "rejected by the referee" in page and "waiting for the referee" not in page
+
+
 def test_seating_page_lists_the_published_round_and_follows_a_seat_swap(app, client, venue):
     tid, _pins = venue
     first = client.get(f"/t/{tid}/seating")

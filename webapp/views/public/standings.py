@@ -26,6 +26,7 @@ def hhmm(dt) -> str:
 STANDINGS = VersionedCache(32)
 TABLES = VersionedCache(32)
 CLOSED = VersionedCache(8)  # services.results.closed_rounds per public version, for the players' pages
+VIEWS = VersionedCache(4)  # services.results.engine_view per stamp (read-only), for the players' pages
 # what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
 SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
 
@@ -109,15 +110,17 @@ def player(tid: int, start_no: int):
         return early
     t = get_tournament(tid)
     return caching.public_page("player", (t.id, t.public_version, start_no, running_table_state(t, start_no)),
-                               lambda: _player(tid, start_no), max_age=15)
+                               lambda: _player(tid, start_no, (t.version, t.chain_seq)), max_age=15)
 
 
-def _player(tid: int, start_no: int):
-    t = svc.engine_view(tid)
-    # the closed rounds' standings after each round, computed once per public version for all the
-    # players opening their pages after a round closed (not once per player)
-    closed = CLOSED.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], tid, t.public_version),
-                                lambda: svc.closed_rounds(t))
+def _player(tid: int, start_no: int, stamp: tuple):
+    db_url = current_app.config["SQLALCHEMY_DATABASE_URI"]
+    # after a round closed every player opens their page: they share one read of the tournament per
+    # (version, chain_seq), the stamp a 304 trusts (every change moves the version, every sheet or record
+    # that counts the chain: a referee's rejection, the running round's phone sheets), and the closed
+    # rounds' standings after each round per public version
+    t = VIEWS.get_or_make((db_url, tid, stamp), lambda: svc.engine_view(tid))
+    closed = CLOSED.get_or_make((db_url, tid, t.public_version), lambda: svc.closed_rounds(t))
     page = svc.player_page(t, start_no, closed)
     return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))
 
