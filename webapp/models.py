@@ -198,9 +198,13 @@ class RoundTable(db.Model):
 
     @property
     def sheet(self) -> Sheet | None:
-        """The sheet that counts: the newest accepted version."""
-        accepted = [s for s in self.sheets if s.status == "accepted"]
-        return accepted[-1] if accepted else None
+        return counting_sheet(self.sheets)
+
+
+def counting_sheet(sheets):
+    """The sheet of a table that counts: the newest accepted version (`sheets` in version order)."""
+    accepted = [s for s in sheets if s.status == "accepted"]
+    return accepted[-1] if accepted else None
 
 
 class Sheet(db.Model):

@@ -19,7 +19,7 @@ from sqlalchemy.orm import selectinload
 
 from ..extensions import db
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
-                      Tournament, utcnow)
+                      Tournament, counting_sheet, utcnow)
 from ..rules import model as rules
 from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
 from ..rules.points import administrative_correction, sheet_hints, table_outcome, tied_winners
@@ -53,9 +53,7 @@ def load_tournament(tid: int) -> Tournament:
 class _Table(SimpleNamespace):
     @property
     def sheet(self):
-        """As RoundTable.sheet: the newest accepted version."""
-        accepted = [x for x in self.sheets if x.status == "accepted"]
-        return accepted[-1] if accepted else None
+        return counting_sheet(self.sheets)  # as RoundTable.sheet
 
 
 _NOT_SIGNED = ("content", "signatures")  # what players signed: no public page shows it
@@ -697,7 +695,6 @@ class ClosedRounds:
     as long as the public version is (the running round's phone sheets leave it)."""
 
     after: int
-    rt: rules.Tournament
     status: object  # rules.standings.FieldStatus
     stats: dict
     rankings: dict  # after round n (from PUBLIC_FROM_ROUND on): {start no: its standings row}
@@ -714,7 +711,7 @@ def closed_rounds(t: Tournament) -> ClosedRounds:
             ranking = standings(rt, n, rs)
             rankings[n] = {s.player.start_no: s for s in ranking}
             sizes[n] = len(ranking)
-    return ClosedRounds(k, rt, field_status(rt, k), collect_stats(rs, rt, k), rankings, sizes)
+    return ClosedRounds(k, field_status(rt, k), collect_stats(rs, rt, k), rankings, sizes)
 
 
 def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None) -> dict:
