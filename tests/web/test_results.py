@@ -15,7 +15,6 @@ from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
 from webapp.services import results, rounds
 from webapp.services.common import verify_audit_chain
-from webapp.views.public import projector
 
 
 def table_players(app, tid, n, table) -> list[int]:
@@ -523,7 +522,6 @@ def _same_pages_from_both(app, tid, monkeypatch):
     assert {status for status, _body in seen.values()} == {200}
     # the pages as the ORM's objects render them: the same, to the letter
     monkeypatch.setattr(results, "engine_view", results.load_tournament)
-    monkeypatch.setattr(projector, "engine_view", results.load_tournament)
     assert bodies() == seen
 
 

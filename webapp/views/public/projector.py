@@ -21,10 +21,10 @@ from ...services import chain
 from ...services.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
-from ...services.results import engine_view
 from ...services.rounds import current_round, tables_in
 from ..table import clock_context, players_by_no, seats
 from . import bp
+from .standings import public_view
 
 TABLES_PER_PAGE = 36
 ROWS_PER_PAGE = 40
@@ -45,7 +45,7 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
     key = (current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.public_version, str(get_locale()))
 
     def make():
-        full = engine_view(t.id)  # rounds, tables, sheets and players in six SELECTs, no ORM objects
+        full = public_view(t)  # six SELECTs, no ORM objects, shared with the other public pages
         slides = []
         if live is not None:
             live_tables = next(r for r in full.rounds if r.id == live.id).tables

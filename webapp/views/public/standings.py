@@ -26,7 +26,7 @@ def hhmm(dt) -> str:
 STANDINGS = VersionedCache(32)
 TABLES = VersionedCache(32)
 CLOSED = VersionedCache(8)  # services.results.closed_rounds per public version, for the players' pages
-VIEWS = VersionedCache(4)  # services.results.engine_view per stamp (read-only), for the players' pages
+VIEWS = VersionedCache(4)  # services.results.engine_view per stamp (read-only), for every public page
 # what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
 SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
 
@@ -44,7 +44,7 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
     key = (db_url, t.id, basis, after, locale)
 
     def make():
-        full = svc.engine_view(t.id)
+        full = public_view(t)
         page = svc.standings_page(full, after)
         # most changes (every sheet of the round being played) leave these standings as
         # they were: the table is rendered again only when what it shows has changed
@@ -110,17 +110,23 @@ def player(tid: int, start_no: int):
         return early
     t = get_tournament(tid)
     return caching.public_page("player", (t.id, t.public_version, start_no, running_table_state(t, start_no)),
-                               lambda: _player(tid, start_no, (t.version, t.chain_seq)), max_age=15)
+                               lambda: _player(t, start_no), max_age=15)
 
 
-def _player(tid: int, start_no: int, stamp: tuple):
-    db_url = current_app.config["SQLALCHEMY_DATABASE_URI"]
-    # after a round closed every player opens their page: they share one read of the tournament per
-    # (version, chain_seq), the stamp a 304 trusts (every change moves the version, every sheet or record
-    # that counts the chain: a referee's rejection, the running round's phone sheets), and the closed
-    # rounds' standings after each round per public version
-    t = VIEWS.get_or_make((db_url, tid, stamp), lambda: svc.engine_view(tid))
-    closed = CLOSED.get_or_make((db_url, tid, t.public_version), lambda: svc.closed_rounds(t))
+def public_view(t: Tournament):
+    """services.results.engine_view of `t`, read once per (version, chain_seq), the stamp a 304
+    trusts (every change moves the version, every sheet or record that counts the chain: a referee's
+    rejection, the running round's phone sheets): after a round closed, the standings, the projector
+    and every player's page of this process share one read."""
+    return VIEWS.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.version, t.chain_seq),
+                             lambda: svc.engine_view(t.id))
+
+
+def _player(row: Tournament, start_no: int):
+    t = public_view(row)
+    # the closed rounds' standings after each round, once per public version for all the players
+    closed = CLOSED.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.public_version),
+                                lambda: svc.closed_rounds(t))
     page = svc.player_page(t, start_no, closed)
     return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))
 
