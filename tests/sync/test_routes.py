@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 from itsdangerous import URLSafeTimedSerializer
-from sqlalchemy import func, select, update
+from sqlalchemy import event, func, select, update
 
-from tests.helpers import issue_pins, login, make_tournament, make_user, open_round, signed_submission
+from tests.helpers import issue_pins, login, make_tournament, make_user, open_round, play_round, signed_submission
 from webapp.extensions import db
 from webapp.models import (AuditEntry, Case, PinAttempt, Player, Round, RoundTable, Sheet, Submission, Tournament,
                            utcnow)
@@ -84,6 +84,35 @@ def refused_nothing_stored(game, before_counts, before_version):
 
 
 # --------------------------------------------------------------------------- accepted, replays, duplicates
+
+
+def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
+    """A sheet or a table poll reads its own round and table in one statement (issue 11), not the
+    tournament's earlier rounds: the cost of a sheet does not grow as the tournament goes on."""
+    tid = make_tournament(app, 9)
+    pins = issue_pins(app, tid)
+    play_round(app, tid, seed=1)
+    play_round(app, tid, seed=2)
+    open_round(app, tid)
+    loaded = []
+
+    def on_load(target, _context):
+        loaded.append(target.number)
+
+    event.listen(Round, "load", on_load)
+    try:
+        body = signed_submission(app, tid, 3, 1, GOOD, pins=pins)
+        loaded.clear()
+        assert post(client, body).json["status"] == "accepted"
+        assert loaded == [3]
+        loaded.clear()
+        state = client.get(f"/api/v1/table?token={body['token']}")
+        assert state.json["round"] == 3 and state.json["sheet"]["status"] == "accepted"
+        assert loaded == [3]
+    finally:
+        event.remove(Round, "load", on_load)
+
+
 
 
 def test_a_signed_sheet_is_accepted_and_stored_once_with_an_audit_entry(app, client, game):

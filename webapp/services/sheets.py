@@ -143,6 +143,11 @@ def read_token(token: str) -> tuple[int, int, int]:
 _TOURNAMENT = select(Tournament).where(Tournament.id == bindparam("tid"))
 _TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_existing=True)
 _TABLE = select(RoundTable).where(RoundTable.round_id == bindparam("rid"), RoundTable.number == bindparam("no"))
+_LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
+                .limit(1).scalar_subquery())
+_ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+                .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
+                       RoundTable.number == bindparam("no")))
 _PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
                                 Player.start_no.in_(bindparam("nos", expanding=True)))
 _SUBMISSION = select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response).where(
@@ -162,14 +167,19 @@ def load_tournament(tid: int, lock: bool = False) -> Tournament:
 
 def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, RoundTable]:
     """The table, if its round is the one being played now."""
-    r = next((x for x in t.rounds if x.number == round_no), None)
-    # one table, not the round's 140: a sheet or a poll must not load the whole draw
-    tab = db.session.scalar(_TABLE, {"rid": r.id, "no": table_no}) if r else None
+    if "rounds" in t.__dict__:  # loaded already (the desk): no query for the round
+        r = next((x for x in t.rounds if x.number == round_no), None)
+        tab = db.session.scalar(_TABLE, {"rid": r.id, "no": table_no}) if r else None
+        latest = current_round(t) is r
+    else:
+        # one table and its round, not the round's 140 tables nor the tournament's other rounds
+        row = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).first()
+        r, tab, latest = (row[0], row[1], row[2] is None) if row else (None, None, False)
     if tab is None:
         raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
     if r.status == "closed":
         raise gone(_("Round %(n)d is over: its sheets go to the referee now.", n=r.number))
-    if r is not current_round(t) or r.status != "published":
+    if not latest or r.status != "published":
         raise gone(_("This sheet is for round %(n)d, which is not the round being played now.", n=r.number))
     return r, tab
 
