@@ -21,7 +21,7 @@ import hmac
 import json
 from dataclasses import dataclass, field
 
-from sqlalchemy import bindparam, event, select, text, update
+from sqlalchemy import bindparam, event, insert, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history, set_committed_value
 
@@ -162,11 +162,12 @@ def _is_pg() -> bool:
     return db.session.get_bind().dialect.name == "postgresql"
 
 
-def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
+def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False) -> AuditEntry:
     """One entry at the end of the tournament's chain, within the caller's transaction.
     The tournament row is locked until commit (PostgreSQL; SQLite's BEGIN IMMEDIATE
     serialises writers anyway), so two writers never chain onto the same head; the
-    unique (tournament_id, seq) would refuse a fork."""
+    unique (tournament_id, seq) would refuse a fork. With `now`, the entry is inserted
+    at once by a table-level INSERT instead of the next flush (the phone sheet's hot path)."""
     heads = db.session.info.setdefault(HEADS, {})
     if tid in heads:  # this transaction's own last entry: the row is locked since, nobody else moved it
         seq, prev = heads[tid]
@@ -183,7 +184,10 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
                        payload=plain(payload), prev_hash=prev)
     entry.hash = entry.compute_hash()
     entry.mac = entry_mac(tid, entry.hash)
-    db.session.add(entry)
+    if now:
+        db.session.execute(_INSERT_ENTRY, {name: getattr(entry, name) for name in _ENTRY_COLUMNS})
+    else:
+        db.session.add(entry)
     mac = head_mac(tid, seq, entry.hash)
     heads[tid] = (seq, entry.hash)
     # the row keeps the head from one UPDATE per transaction, not one per entry: before commit,
@@ -197,6 +201,9 @@ def append(tid: int, kind: str, actor: str, payload: dict) -> AuditEntry:
             set_committed_value(t, name, value)
     return entry
 
+
+_ENTRY_COLUMNS = ("tournament_id", "seq", "mac", "at", "actor", "action", "payload", "prev_hash", "hash")
+_INSERT_ENTRY = insert(AuditEntry.__table__)
 
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
 UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid: head MAC} of heads not yet in the tournament row
@@ -339,7 +346,8 @@ def record_sheets(tid: int | None, actor: str, session=None) -> list[AuditEntry]
     return written
 
 
-def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
+def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str,
+           now: bool = False) -> AuditEntry:
     if sheet.content is None:
         if sheet.content_hash is not None:
             raise ValueError("a sheet with a signed content hash must keep its signed content")
@@ -347,7 +355,8 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
         sheet.content_hash = content_hash_of(sheet.content)
     rec = sheet_record(sheet, round_no, table_no)
     with db.session.no_autoflush:  # chain_seq and receipt in one UPDATE (or in the INSERT: store_new)
-        entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content})
+        entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content},
+                       now=now)
         sheet.chain_seq = entry.seq
         sheet.receipt = _receipt(tid, entry.hash)
     sheet._chained_record = rec
@@ -356,11 +365,11 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
 
 
 def store_new(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
-    """A new sheet's `sheet.store` entry written before the sheet's INSERT (a phone sheet:
-    the row is inserted with its chain_seq and receipt). The entry is the one
-    record_sheets would write after the INSERT; should the flushed row's record
-    differ, record_sheets still chains the difference (`sheet.update`)."""
-    return _store(sheet, tid, round_no, table_no, players, actor)
+    """A new phone sheet's `sheet.store` entry, inserted at once, before the sheet's row: the
+    caller inserts the row as it stands now, with its chain_seq and receipt, by a
+    table-level INSERT (services/sheets.insert_sheet), so `sheet` stays outside the session
+    and nothing can change it between its entry and its row."""
+    return _store(sheet, tid, round_no, table_no, players, actor, now=True)
 
 
 _RECEIPTS = (select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)
