@@ -44,7 +44,8 @@ BUSY_ENVIRON = "HTTP_" + BUSY_HEADER
 class Busy(Exception):
     def __init__(self, wait: float):
         self.retry_ms = max(1, round(wait * 1000))
-        self.retry_after = max(1, min(60, math.ceil(wait)))
+        # from the whole milliseconds: a ticket of 11 s computed as 11.000000000002 is 11, not 12
+        self.retry_after = max(1, min(60, math.ceil(self.retry_ms / 1000)))
         super().__init__(f"busy, retry after {self.retry_ms} ms")
 
 

@@ -82,3 +82,16 @@ def test_operator_forms_are_never_refused_by_admission_control(app, client):
     admission.in_flight = admission.max_writes
     resp = client.post("/login", data={"username": "nobody", "password": "x"})
     assert resp.status_code != 503
+
+
+def test_retry_after_is_the_ticket_in_whole_seconds_without_float_noise():
+    """A ticket 11 s away, computed from the monotonic clock, can come out as 11.000000000000002
+    (at 1013.32 s, for one): Retry-After must still say 11, as its retry_after_ms says 11000."""
+    from webapp.admission import Busy
+
+    now = 1013.32
+    wait = (now + 10 + 1.0) - now
+    assert wait != 11.0
+    busy = Busy(wait)
+    assert (busy.retry_after, busy.retry_ms) == (11, 11000)
+    assert Busy(10.2).retry_after == 11 and Busy(0.2).retry_after == 1
