@@ -18,6 +18,7 @@ from types import SimpleNamespace
 
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, insert, select
+from sqlalchemy.orm import contains_eager
 
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
@@ -145,9 +146,11 @@ _TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_ex
 _TABLE = select(RoundTable).where(RoundTable.round_id == bindparam("rid"), RoundTable.number == bindparam("no"))
 _LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
                 .limit(1).scalar_subquery())
+# the table's sheets in the same statement: a phone sheet and a poll need them (_same_sheet, shown_sheet)
 _ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+                .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
                 .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
-                       RoundTable.number == bindparam("no")))
+                       RoundTable.number == bindparam("no")).order_by(Sheet.version))
 _PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
                                 Player.start_no.in_(bindparam("nos", expanding=True)))
 _SUBMISSION = select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response).where(
@@ -173,8 +176,8 @@ def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, R
         latest = current_round(t) is r
     else:
         # one table and its round, not the round's 140 tables nor the tournament's other rounds
-        row = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).first()
-        r, tab, latest = (row[0], row[1], row[2] is None) if row else (None, None, False)
+        rows = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).unique().all()
+        r, tab, latest = (rows[0][0], rows[0][1], rows[0][2] is None) if rows else (None, None, False)
     if tab is None:
         raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
     if r.status == "closed":
