@@ -943,3 +943,15 @@ def test_player_page_shows_receipts_and_a_plain_title(app, anon):
     title = page.split("<title>")[1].split("</title>")[0]
     assert "<" not in title and title.startswith(f"#{start_no} ")
     assert page.count(f">{answer['receipt']}<") == 1
+
+
+def test_json_texts_are_decoded_in_one_call_as_one_by_one():
+    """services/results.decode_all (the public pages' engine view reads ~2,000 JSON values at once):
+    SQL NULL and JSON null both give None, and every other text what json.loads gives it."""
+    import json
+
+    from webapp.services.results import decode_all
+
+    texts = [None, '["14.50", "10.00"]', "null", '{"a": [1, {"b": "č"}]}', "[]", None, '"x"']
+    assert decode_all(texts) == [None if t is None else json.loads(t) for t in texts]
+    assert decode_all([]) == [] and decode_all([None, None]) == [None, None]

@@ -6,6 +6,7 @@ the caller; a refused action raises ServiceError and changes nothing.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -14,7 +15,7 @@ from types import SimpleNamespace
 
 from flask import abort
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import JSON, Text, cast, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
@@ -59,6 +60,20 @@ class _Table(SimpleNamespace):
 _NOT_SIGNED = ("content", "signatures")  # what players signed: no public page shows it
 
 
+def _as_text(column):
+    """A JSON column read as its text, decoded by decode_all."""
+    return cast(column, Text).label(column.name) if isinstance(column.type, JSON) else column
+
+
+def decode_all(texts: list) -> list:
+    """JSON texts (None for SQL NULL) decoded in one call: a public page reads some 2,000 of them
+    (each table's players, each sheet's sums …), and one json.loads each cost the projector a
+    seventh of its render (issue 11)."""
+    present = [text for text in texts if text is not None]
+    decoded = iter(json.loads("[" + ",".join(present) + "]") if present else ())
+    return [None if text is None else next(decoded) for text in texts]
+
+
 def engine_view(tid: int) -> SimpleNamespace:
     """The tournament as the public pages read it (standings, projector, seating, a
     player's page), from six table-level SELECTs into plain objects with the
@@ -67,9 +82,15 @@ def engine_view(tid: int) -> SimpleNamespace:
     sheet's content and its signatures with their drawings) is read: no public
     page shows it. Read-only: nothing here can be changed or saved."""
     def rows(table, *where, order=(), columns=None):
-        result = db.session.execute(select(*(columns or table.c)).where(*where).order_by(*order))
-        keys = list(result.keys())
-        return [SimpleNamespace(**dict(zip(keys, row))) for row in result]
+        columns = columns or list(table.c)
+        result = db.session.execute(select(*map(_as_text, columns)).where(*where).order_by(*order))
+        keys, found = list(result.keys()), result.all()
+        values = [list(row) for row in found]
+        for i, column in enumerate(columns):
+            if isinstance(column.type, JSON):
+                for row, value in zip(values, decode_all([row[i] for row in found])):
+                    row[i] = value
+        return [SimpleNamespace(**dict(zip(keys, row))) for row in values]
 
     T, P, E, C = (m.__table__ for m in (Tournament, Player, EventRow, CorrectionRow))
     R, RT, S = Round.__table__, RoundTable.__table__, Sheet.__table__
@@ -86,9 +107,9 @@ def engine_view(tid: int) -> SimpleNamespace:
     by_round = {r.id: r for r in t.rounds}
     for r in t.rounds:
         r.tables = []
-    for tab_id, round_id, number, players in db.session.execute(
-            select(RT.c.id, RT.c.round_id, RT.c.number, RT.c.players).where(in_tournament)
-            .order_by(RT.c.round_id, RT.c.number)):
+    found = db.session.execute(select(RT.c.id, RT.c.round_id, RT.c.number, _as_text(RT.c.players))
+                               .where(in_tournament).order_by(RT.c.round_id, RT.c.number)).all()
+    for (tab_id, round_id, number, _text), players in zip(found, decode_all([row[3] for row in found])):
         tab = tables[tab_id] = _Table(id=tab_id, round_id=round_id, number=number, players=players, sheets=[])
         by_round[round_id].tables.append(tab)
     for sheet in rows(S, S.c.table_id.in_(select(RT.c.id).where(in_tournament)), order=(S.c.table_id, S.c.version),
