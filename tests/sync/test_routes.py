@@ -86,6 +86,25 @@ def refused_nothing_stored(game, before_counts, before_version):
 # --------------------------------------------------------------------------- accepted, replays, duplicates
 
 
+def test_a_phone_sheet_checks_out_one_connection_on_postgresql(app, client, game):
+    """The replay check (peek_submission) reads the key in the request's own transaction on
+    PostgreSQL: one pooled connection per sheet, not a second one and its ROLLBACK. On SQLite it
+    keeps a connection of its own, which never takes the write lock (a replay waits for nobody)."""
+    with app.app_context():
+        engine = db.engine
+    checkouts = []
+    listen = lambda *a: checkouts.append(1)  # noqa: E731
+    body = game.body()
+    event.listen(engine, "checkout", listen)
+    try:
+        assert post(client, body).json["status"] == "accepted"
+        first = len(checkouts)
+        assert post(client, body).json["replay"] is True
+    finally:
+        event.remove(engine, "checkout", listen)
+    assert (first, len(checkouts) - first) == ((2, 1) if engine.dialect.name == "sqlite" else (1, 1))
+
+
 def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
     """A sheet or a table poll reads its own round and table in one statement (issue 11), not the
     tournament's earlier rounds: the cost of a sheet does not grow as the tournament goes on."""

@@ -254,10 +254,15 @@ def replay(stored: SubmissionRow, content_hash: str) -> Answer:
 
 
 def peek_submission(key: str) -> SubmissionRow | None:
-    """The stored submission for this key, read on a connection of its own that
-    never takes SQLite's write lock: a replay is answered without waiting for it."""
-    with db.engine.connect().execution_options(read_only=True) as conn:
-        row = conn.execute(_SUBMISSION, {"key": key}).first()
+    """The stored submission for this key, read without waiting for a writer: on SQLite
+    on a connection of its own that never takes the write lock; on PostgreSQL in the
+    request's own transaction (a read waits for no lock there, and a connection of its own
+    cost every sheet a checkout and a ROLLBACK round trip)."""
+    if db.session.get_bind().dialect.name != "sqlite":
+        row = db.session.execute(_SUBMISSION, {"key": key}).first()
+    else:
+        with db.engine.connect().execution_options(read_only=True) as conn:
+            row = conn.execute(_SUBMISSION, {"key": key}).first()
     if row is None:
         return None
     return SubmissionRow(idempotency_key=key, content_hash=row[0], http_status=row[1], response=row[2])
