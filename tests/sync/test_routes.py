@@ -125,9 +125,19 @@ def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
         assert post(client, body).json["status"] == "accepted"
         assert loaded == [3]
         loaded.clear()
-        state = client.get(f"/api/v1/table?token={body['token']}")
+        with app.app_context():
+            engine = db.engine
+        statements = []
+        listen = lambda conn, cursor, statement, *a: statements.append(statement)  # noqa: E731
+        event.listen(engine, "before_cursor_execute", listen)
+        try:
+            state = client.get(f"/api/v1/table?token={body['token']}")
+        finally:
+            event.remove(engine, "before_cursor_execute", listen)
         assert state.json["round"] == 3 and state.json["sheet"]["status"] == "accepted"
         assert loaded == [3]
+        # the poll reads the tournament with its round and table, in one statement
+        assert not [s for s in statements if s.lstrip().startswith("SELECT tournament.")], statements
     finally:
         event.remove(Round, "load", on_load)
 

@@ -151,6 +151,10 @@ _ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTa
                 .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
                 .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
                        RoundTable.number == bindparam("no")).order_by(Sheet.version))
+# …and with the tournament, where nothing is locked. A phone sheet locks the tournament's row in a
+# statement of its own first: on PostgreSQL a statement's snapshot predates its wait for the lock,
+# and the table's sheets read with it would miss a twin sheet committed during that wait.
+_TOURNAMENT_ROUND_TABLE = _ROUND_TABLE.add_columns(Tournament).join(Tournament, Tournament.id == Round.tournament_id)
 _PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
                                 Player.start_no.in_(bindparam("nos", expanding=True)))
 _SUBMISSION = select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response).where(
@@ -173,11 +177,13 @@ def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, R
     if "rounds" in t.__dict__:  # loaded already (the desk): no query for the round
         r = next((x for x in t.rounds if x.number == round_no), None)
         tab = db.session.scalar(_TABLE, {"rid": r.id, "no": table_no}) if r else None
-        latest = current_round(t) is r
-    else:
-        # one table and its round, not the round's 140 tables nor the tournament's other rounds
-        rows = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).unique().all()
-        r, tab, latest = (rows[0][0], rows[0][1], rows[0][2] is None) if rows else (None, None, False)
+        return _playing(r, tab, current_round(t) is r)
+    # one table and its round, not the round's 140 tables nor the tournament's other rounds
+    rows = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).unique().all()
+    return _playing(*((rows[0][0], rows[0][1], rows[0][2] is None) if rows else (None, None, False)))
+
+
+def _playing(r: Round | None, tab: RoundTable | None, latest: bool) -> tuple[Round, RoundTable]:
     if tab is None:
         raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
     if r.status == "closed":
@@ -188,11 +194,15 @@ def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, R
 
 
 def token_table(token: str) -> tuple[Tournament, Round, RoundTable]:
-    """The tournament, round and table a token opens, if that round is being played."""
+    """The tournament, round and table a token opens, if that round is being played: one
+    statement (a poll, a PIN, a draft); none of these locks the tournament."""
     tid, round_no, table_no = read_token(token)
-    t = load_tournament(tid)
-    r, tab = playing_table(t, round_no, table_no)
-    return t, r, tab
+    rows = db.session.execute(_TOURNAMENT_ROUND_TABLE, {"tid": tid, "rno": round_no, "no": table_no}).unique().all()
+    if not rows:  # which is gone, the tournament or the table, said as a phone sheet says it
+        t = load_tournament(tid)
+        return (t, *playing_table(t, round_no, table_no))
+    r, tab, later, t = rows[0]
+    return (t, *_playing(r, tab, later is None))
 
 
 def check_for_token(c: protocol.Content, tid: int, round_no: int, table_no: int) -> None:
