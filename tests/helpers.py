@@ -1,6 +1,8 @@
 """Builders for web tests: users, logged-in clients, tournaments with players."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from flask import current_app, has_app_context
 from sqlalchemy import event, select
 
@@ -204,3 +206,20 @@ def forget_rendered_pages() -> None:
         for value in vars(module).values():
             if isinstance(value, VersionedCache):
                 value.clear()
+
+
+@contextmanager
+def sql_statements(app):
+    """The SQL statements the app's database engine runs inside the block, in order."""
+    with app.app_context():
+        engine = db.engine
+    seen: list[str] = []
+
+    def listen(_conn, _cursor, statement, *_args):
+        seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)

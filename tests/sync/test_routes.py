@@ -10,7 +10,8 @@ import pytest
 from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import event, func, select, update
 
-from tests.helpers import issue_pins, login, make_tournament, make_user, open_round, play_round, signed_submission
+from tests.helpers import (issue_pins, login, make_tournament, make_user, open_round, play_round, signed_submission,
+                           sql_statements)
 from webapp.extensions import db
 from webapp.models import (AuditEntry, Case, PinAttempt, Player, Round, RoundTable, Sheet, Submission, Tournament,
                            utcnow)
@@ -125,15 +126,8 @@ def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
         assert post(client, body).json["status"] == "accepted"
         assert loaded == [3]
         loaded.clear()
-        with app.app_context():
-            engine = db.engine
-        statements = []
-        listen = lambda conn, cursor, statement, *a: statements.append(statement)  # noqa: E731
-        event.listen(engine, "before_cursor_execute", listen)
-        try:
+        with sql_statements(app) as statements:
             state = client.get(f"/api/v1/table?token={body['token']}")
-        finally:
-            event.remove(engine, "before_cursor_execute", listen)
         assert state.json["round"] == 3 and state.json["sheet"]["status"] == "accepted"
         assert loaded == [3]
         # the poll reads the tournament with its round and table, in one statement

@@ -12,7 +12,7 @@ import threading
 import pytest
 from sqlalchemy import delete, func, select, update
 
-from tests.helpers import issue_pins, make_tournament, open_round, play_round, signed_submission, text
+from tests.helpers import issue_pins, make_tournament, open_round, play_round, signed_submission, sql_statements, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament
 from webapp.services import chain, results
@@ -397,20 +397,11 @@ def test_concurrent_phone_submissions_keep_one_linear_chain(app, database_url, r
 def test_a_phone_sheet_writes_the_tournament_row_once_head_and_version_together(app, client, played, runner):
     """The sheet's two entries (sheet.store, sheet.phone) move the head kept with the
     tournament in the same UPDATE as the version: the row ends at the last entry."""
-    from sqlalchemy import event
-
     pins = issue_pins(app, played)
     open_round(app, played)
     body = signed_submission(app, played, 3, 1, [1450, 1000, 550], pins=pins)
-    with app.app_context():
-        engine = db.engine
-    seen = []
-    listen = lambda _c, _cur, statement, *_a: seen.append(statement)  # noqa: E731
-    event.listen(engine, "before_cursor_execute", listen)
-    try:
+    with sql_statements(app) as seen:
         assert client.post("/api/v1/sheets", json=body).status_code == 200
-    finally:
-        event.remove(engine, "before_cursor_execute", listen)
     updates = [s for s in seen if s.lstrip().upper().startswith("UPDATE TOURNAMENT")]
     assert len(updates) == 1 and "chain_head" in updates[0] and "version" in updates[0], updates
     with app.app_context():

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import issue_pins, login, make_tournament, make_user, open_round, play_round, signed_submission
+from tests.helpers import (issue_pins, login, make_tournament, make_user, open_round, play_round, signed_submission,
+                           sql_statements)
 from webapp import caching
 from webapp.extensions import db
 from webapp.models import Round, Tournament
@@ -76,23 +77,14 @@ def test_a_kept_body_is_answered_from_the_stamp_alone(app, client, venue, monkey
     """A visitor without the page (a plain GET, the projector's next poll in a new
     browser) gets the body kept under the ETag the page made for this stamp: one
     SELECT, no tournament loaded, nothing rendered."""
-    from sqlalchemy import event
-
     monkeypatch.setattr(caching, "MEMO_SECONDS", 60)  # a busy test machine may stall past the 1 s
     tid, _pins = venue
     for path in pages(tid):
         name = path.split("/")[3]
         first = client.get(path)
         renders = caching.RENDERS.get(name, 0)
-        statements = []
-        with app.app_context():
-            engine = db.engine
-        listen = lambda *a, **k: statements.append(a[2])  # noqa: E731
-        event.listen(engine, "before_cursor_execute", listen)
-        try:
+        with sql_statements(app) as statements:
             again = client.get(path)
-        finally:
-            event.remove(engine, "before_cursor_execute", listen)
         assert again.status_code == 200 and again.data == first.data, path
         assert again.headers["ETag"] == first.headers["ETag"]
         assert again.headers["Cache-Control"] == first.headers["Cache-Control"]

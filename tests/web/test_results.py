@@ -7,10 +7,10 @@ from decimal import Decimal as D
 
 import pytest
 
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from tests.helpers import (HX, forget_rendered_pages, login, make_tournament, make_user, open_round, play_round,
-                           text)
+                           sql_statements, text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
 from webapp.services import results, rounds
@@ -434,20 +434,10 @@ def test_standings_and_projector_queries_do_not_grow_with_the_field(app, op):
         tid = make_tournament(app, n, name=f"T{n}")
         for k in (1, 2, 3):
             play_round(app, tid, seed=k)
-        statements = []
-
-        def count(conn, cursor, statement, *args):
-            statements.append(statement)
-
-        with app.app_context():
-            engine = db.engine
-        event.listen(engine, "before_cursor_execute", count)
-        try:
+        with sql_statements(app) as statements:
             assert op.get(f"/operator/t/{tid}/standings").status_code == 200
             assert op.get(f"/t/{tid}/standings").status_code == 200
             assert op.get(f"/t/{tid}/projector").status_code == 200
-        finally:
-            event.remove(engine, "before_cursor_execute", count)
         counts.append(len(statements))
     assert counts[0] == counts[1] and counts[0] <= 40, counts
 
