@@ -30,7 +30,6 @@ from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
 from .pins import PinError, PinLocked, check_pin, check_pins, pin_proof, round_started
-from .rounds import current_round
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -143,7 +142,6 @@ def read_token(token: str) -> tuple[int, int, int]:
 # built once: the hot path's statements (a phone sheet, a poll) with their cache keys made once too
 _TOURNAMENT = select(Tournament).where(Tournament.id == bindparam("tid"))
 _TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_existing=True)
-_TABLE = select(RoundTable).where(RoundTable.round_id == bindparam("rid"), RoundTable.number == bindparam("no"))
 _LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
                 .limit(1).scalar_subquery())
 # the table's sheets in the same statement: a phone sheet and a poll need them (_same_sheet, shown_sheet)
@@ -174,10 +172,6 @@ def load_tournament(tid: int, lock: bool = False) -> Tournament:
 
 def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, RoundTable]:
     """The table, if its round is the one being played now."""
-    if "rounds" in t.__dict__:  # loaded already (the desk): no query for the round
-        r = next((x for x in t.rounds if x.number == round_no), None)
-        tab = db.session.scalar(_TABLE, {"rid": r.id, "no": table_no}) if r else None
-        return _playing(r, tab, current_round(t) is r)
     # one table and its round, not the round's 140 tables nor the tournament's other rounds
     rows = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).unique().all()
     return _playing(*((rows[0][0], rows[0][1], rows[0][2] is None) if rows else (None, None, False)))
