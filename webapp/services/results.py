@@ -81,7 +81,7 @@ def engine_view(tid: int) -> SimpleNamespace:
     about half the cost of load_tournament), and nothing players signed (each
     sheet's content and its signatures with their drawings) is read: no public
     page shows it. Read-only: nothing here can be changed or saved."""
-    def rows(table, *where, order=(), columns=None):
+    def rows(table, *where, order=(), columns=None, make=SimpleNamespace):
         columns = columns or list(table.c)
         result = db.session.execute(select(*map(_as_text, columns)).where(*where).order_by(*order))
         keys, found = list(result.keys()), result.all()
@@ -90,7 +90,7 @@ def engine_view(tid: int) -> SimpleNamespace:
             if isinstance(column.type, JSON):
                 for row, value in zip(values, decode_all([row[i] for row in found])):
                     row[i] = value
-        return [SimpleNamespace(**dict(zip(keys, row))) for row in values]
+        return [make(**dict(zip(keys, row))) for row in values]
 
     T, P, E, C = (m.__table__ for m in (Tournament, Player, EventRow, CorrectionRow))
     R, RT, S = Round.__table__, RoundTable.__table__, Sheet.__table__
@@ -107,11 +107,11 @@ def engine_view(tid: int) -> SimpleNamespace:
     by_round = {r.id: r for r in t.rounds}
     for r in t.rounds:
         r.tables = []
-    found = db.session.execute(select(RT.c.id, RT.c.round_id, RT.c.number, _as_text(RT.c.players))
-                               .where(in_tournament).order_by(RT.c.round_id, RT.c.number)).all()
-    for (tab_id, round_id, number, _text), players in zip(found, decode_all([row[3] for row in found])):
-        tab = tables[tab_id] = _Table(id=tab_id, round_id=round_id, number=number, players=players, sheets=[])
-        by_round[round_id].tables.append(tab)
+    for tab in rows(RT, in_tournament, order=(RT.c.round_id, RT.c.number),
+                    columns=[RT.c.id, RT.c.round_id, RT.c.number, RT.c.players], make=_Table):
+        tab.sheets = []
+        tables[tab.id] = tab
+        by_round[tab.round_id].tables.append(tab)
     for sheet in rows(S, S.c.table_id.in_(select(RT.c.id).where(in_tournament)), order=(S.c.table_id, S.c.version),
                       columns=[c for c in S.c if c.name not in _NOT_SIGNED]):
         tables[sheet.table_id].sheets.append(sheet)
