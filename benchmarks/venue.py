@@ -27,7 +27,7 @@ PYTHON = sys.executable
 CONFIRMED = {"accepted", "needs-referee", "dispute"}
 SEND_TIMEOUT = 20.0  # outbox.js SEND_TIMEOUT
 MAX_DELAY = 60.0  # outbox.js MAX_DELAY
-FIRST_DELAY = float(os.environ.get("BENCH_FIRST_DELAY", "1.0"))  # outbox.js delay(1); it was 2 s before issue 11
+FIRST_DELAY = float(os.environ.get("BENCH_FIRST_DELAY", "0.5"))  # outbox.js FIRST_DELAY (2 s, then 1 s before)
 
 
 def phone_delay(attempts: int, rng: random.Random, retry_after: float | None = None,

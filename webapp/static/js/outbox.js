@@ -9,7 +9,7 @@
   var DB_NAME = "listok", DB_VERSION = 1;
   var ENDPOINT = "/api/v1/sheets";
   var CONFIRMED = { "accepted": 1, "needs-referee": 1, "dispute": 1 };
-  var SEND_TIMEOUT = 20000, MAX_DELAY = 60000;
+  var SEND_TIMEOUT = 20000, FIRST_DELAY = 500, MAX_DELAY = 60000;
   var dbPromise = null, flushing = null, listeners = [], timer = null;
   var channel = typeof BroadcastChannel !== "undefined" ? new BroadcastChannel("listok-outbox") : null;
 
@@ -68,14 +68,15 @@
   }
   if (channel) channel.onmessage = function (ev) { notify({ type: ev.data.type, token: ev.data.token, remote: true }); };
 
-  /* A lost answer is retried after about 1 s, then 2, 4 … 60 s. A busy server's ticket (`retry_after_ms`
+  /* A lost answer is retried after about half a second, then 1, 2, 4 … 60 s (issue 11: a retry of a stored
+     sheet is a cheap replay, and with 1 s a table that lost two answers waited 3 s). A busy server's ticket (`retry_after_ms`
      in its answer: the moment its turn comes, already spread by the server over the round's phones) is
      waited out with a little jitter; a bare Retry-After (seconds, a proxy's) is spread by up to half of it
      so that a round's phones do not come back all at once. */
   function delay(attempts, retryAfter, ticketMs) {
     if (ticketMs > 0) return Math.round(Math.min(MAX_DELAY, ticketMs) * (1 + Math.random() * 0.1));
     if (retryAfter > 0) return Math.round(Math.min(MAX_DELAY, retryAfter * 1000) * (1 + Math.random() * 0.5));
-    var base = Math.min(MAX_DELAY, 1000 * Math.pow(2, Math.max(0, attempts - 1)));
+    var base = Math.min(MAX_DELAY, FIRST_DELAY * Math.pow(2, Math.max(0, attempts - 1)));
     return Math.round(base * (0.75 + Math.random() * 0.5));
   }
 
