@@ -260,35 +260,55 @@ def stored_sheets(url: str, tid: int) -> tuple[int, int, dict, int]:
 
 
 def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool, proofs: bool,
-                    threads: int = 8) -> dict:
+                    threads: int = 8, repeat: int = 3) -> dict:
     """One backend: the bare yardstick and `listok serve`, each a process of its own, in this run.
-    The round has 2n tables: n phones send alone, then the other n with readers polling."""
+    `repeat` pairs of bursts (the bare app's, then listok's, n phones each, listok's on tables of a
+    tournament of their own): a burst lasts well under a second, so one pair's ratio swings with
+    whatever else the machine does; the median pair's is printed with the range. The first
+    tournament's round has 2n tables: n phones send alone (its sheets are checked afterwards), then
+    the other n with readers polling."""
     tid, all_bodies = venue.make_venue(url, 2 * n * 3, proofs=proofs, scrypt_pins=scrypt_pins)
     bodies, read_bodies = all_bodies[:n], all_bodies[n:]
-    bare_bodies = [{**b, "idempotency_key": str(uuid.uuid4())} for b in bodies]
-    with venue.ServerProcess("bare", url, threads=threads) as bare:
-        bare_run = burst(bare, "/bare", bare_bodies, drop)
-        bare_cpu = sequential_cpu(bare, "/bare", [json.dumps(b).encode() for b in bare_bodies])
+    venues = [(tid, bodies)] + [venue.make_venue(url, n * 3, seed=11 + k, proofs=proofs, scrypt_pins=scrypt_pins)
+                                for k in range(1, repeat)]
     polls = [(f"table state {i}", f"/api/v1/table?token={read_bodies[i * (n // 8)]['token']}") for i in range(8)]
     polls += [(f"standings {i}", f"/t/{tid}/standings") for i in range(4)]
     polls += [(f"projector {i}", f"/t/{tid}/projector") for i in range(2)]
-    with venue.ServerProcess("listok", url, threads=threads) as server:
+    with venue.ServerProcess("bare", url, threads=threads) as bare, \
+            venue.ServerProcess("listok", url, threads=threads) as server:
         venue.get(server.port, f"/t/{tid}/standings")  # templates compiled, as after any first visitor
         venue.get(server.port, f"/t/{tid}/projector")
         venue.get(server.port, f"/api/v1/table?token={bodies[0]['token']}")
         rss_rest = server.rss_mb()
-        run = burst(server, "/api/v1/sheets", bodies, drop)
-        time.sleep(2)
-        rss_after = server.rss_mb()
+        pairs = []
+        for k, (_tid, listok_bodies) in enumerate(venues):
+            bare_run = burst(bare, "/bare", [{**b, "idempotency_key": str(uuid.uuid4())} for b in listok_bodies],
+                             drop)
+            run = burst(server, "/api/v1/sheets", listok_bodies, drop)
+            pairs.append((run, bare_run))
+            if k == 0:
+                time.sleep(2)
+                rss_after = server.rss_mb()
+        bare_cpu = sequential_cpu(bare, "/bare", [json.dumps({**b, "idempotency_key": str(uuid.uuid4())}).encode()
+                                                  for b in bodies])
         replay_cpu = sequential_cpu(server, "/api/v1/sheets",
                                     [json.dumps(b, ensure_ascii=False).encode() for b in bodies])
         read_run = burst(server, "/api/v1/sheets", read_bodies, drop, polls)
         time.sleep(2)
         rss_end = server.rss_mb()
-    n_stored, duplicates, receipts, submissions = stored_sheets(url, tid)
+    ratios = sorted(((len(r["ok"]) / r["served"]) / (len(b["ok"]) / b["served"]), i)
+                    for i, (r, b) in enumerate(pairs))
+    run, bare_run = pairs[ratios[len(ratios) // 2][1]]
+    n_stored = duplicates = submissions = 0
+    errors, mismatched = [], []
+    for (vid, _b), (r, _bare) in zip(venues, pairs):  # every burst's sheets, each exactly once
+        stored, dup, receipts, keys = stored_sheets(url, vid)
+        n_stored, duplicates, submissions = n_stored + stored, duplicates + dup, keys
+        errors += [o for o in r["out"] if not o or "error" in o]
+        mismatched += [(vid, o["table"]) for o in r["ok"] if receipts.get(o["table"]) != [o["receipt"]]]
     n_stored -= len(read_run["ok"])
-    ok, errors = run["ok"], [o for o in run["out"] if not o or "error" in o]
-    mismatched = [o["table"] for o in ok if receipts.get(o["table"]) != [o["receipt"]]]
+    ok = run["ok"]
+    every = [o for r, _bare in pairs for o in r["ok"]]
     lat = [o["latency"] * 1000 for o in ok]
     pins = ("PIN proofs from signing online" if proofs else
             "PINs checked on arrival: " + ("scrypt (an older database)" if scrypt_pins else "keyed verifiers")
@@ -296,14 +316,14 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
     tput, bare_tput = len(ok) / run["served"], len(bare_run["ok"]) / bare_run["served"]
     print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the server answered ({pins}); "
           f"server: listok serve --threads {threads}, a process of its own")
-    print(f"  sheets stored        {n_stored:6d}   (must be {n})")
+    print(f"  sheets stored        {n_stored:6d}   (must be {n * len(pairs)}: {len(pairs)} bursts)")
     print(f"  duplicates           {duplicates:6d}   (must be 0)")
     print(f"  submission keys      {submissions:6d}")
     print(f"  answers lost         {run['dropped']:6d}   ({sum(o['tries'] for o in run['out'] if o)} tries in all)")
     print(f"  replayed answers     {sum(1 for o in ok if o['replay']):6d}")
-    print(f"  busy answers (503)   {sum(o['busy'] for o in ok):6d}   (their tickets kept)")
-    print(f"  phone timeouts (20 s){sum(o['timeouts'] for o in ok):6d}")
-    print(f"  server errors (5xx)  {sum(o.get('errors', 0) for o in ok):6d}   (retried like a lost answer)")
+    print(f"  busy answers (503)   {sum(o['busy'] for o in every):6d}   (their tickets kept; in all bursts)")
+    print(f"  phone timeouts (20 s){sum(o['timeouts'] for o in every):6d}   (in all bursts)")
+    print(f"  server errors (5xx)  {sum(o.get('errors', 0) for o in every):6d}   (retried like a lost answer)")
     print(f"  receipts that differ {len(mismatched):6d}   (phone vs. database, must be 0)")
     print(f"  phones not confirmed {len(errors):6d}   {errors[:2] if errors else ''}")
     bare_lat = [o["latency"] * 1000 for o in bare_run["ok"]]
@@ -315,6 +335,8 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
     print(f"  throughput  {tput:8.1f} sheets/s   (every first try answered after {run['served']:.2f} s, all "
           f"confirmed after {run['wall']:.2f} s); bare Flask POST + INSERT + commit {bare_tput:.1f}/s "
           f"({bare_run['served']:.2f} s, {bare_run['wall']:.2f} s): ratio {tput / bare_tput:6.1%}")
+    print(f"  ratio in {len(ratios)} pairs of bursts: " + ", ".join(f"{r:.1%}" for r, _i in ratios)
+          + " (the median pair's figures above and below)")
     print(f"  server CPU per sheet in the burst {run['cpu'] / n * 1000:6.1f} ms; bare "
           f"{bare_run['cpu'] / n * 1000:.1f} ms")
     print(f"  replay of a stored sheet: {replay_cpu * 1000:6.2f} ms CPU; bare POST {bare_cpu * 1000:.2f} ms: "
@@ -330,7 +352,7 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
           f"{sum(o['busy'] for o in read_run['ok'])} busy answers")
     print(f"  server RSS {rss_rest:6.1f} MB before the burst, {rss_after:6.1f} MB after it, "
           f"{rss_end:6.1f} MB after the second")
-    if n_stored != n or duplicates or mismatched or errors or len(read_run["ok"]) != n:
+    if n_stored != n * len(pairs) or duplicates or mismatched or errors or len(read_run["ok"]) != n:
         raise SystemExit(f"[{label}] FAILED")
     return {"ratio": tput / bare_tput, "p95": pct(lat, 95), "replay": replay_cpu / bare_cpu, "rss": rss_after}
 
@@ -474,6 +496,7 @@ def main() -> None:
     ap.add_argument("--pins", choices=("arrival", "proofs", "both"), default="arrival",
                     help="PINs checked when the sheet arrives, PIN proofs from signing online, or both runs")
     ap.add_argument("--threads", type=int, default=8, help="listok serve --threads (and the bare app's)")
+    ap.add_argument("--repeat", type=int, default=3, help="pairs of bursts (bare, listok) for the throughput ratio")
     ap.add_argument("--no-pages", action="store_true", help="skip the table page's size and poll cost")
     ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
     args = ap.parse_args()
@@ -481,10 +504,11 @@ def main() -> None:
     for proofs in {"arrival": (False,), "proofs": (True,), "both": (False, True)}[args.pins]:
         with tempfile.TemporaryDirectory() as tmp:
             run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.scrypt_pins, proofs,
-                            args.threads)
+                            args.threads, args.repeat)
         if args.database_url:
             with temporary_schema(args.database_url, "bench") as url:
-                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.scrypt_pins, proofs, args.threads)
+                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.scrypt_pins, proofs, args.threads,
+                                args.repeat)
     if args.no_pages:
         return
     poll_cost()
