@@ -161,6 +161,13 @@ class CookielessSession(SecureCookieSessionInterface):
     none: reading an empty session (is anyone signed in? any flashed message?)
     made every public page vary by cookie."""
 
+    def open_session(self, app, request):
+        # no cookie, nothing to verify: the signing serializer (built per call) is not built for the
+        # phones' API calls and the spectators' pages, which send none
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
+
     def save_session(self, app, session, response):
         if not session and not request.cookies.get(self.get_cookie_name(app)):
             session.accessed = False

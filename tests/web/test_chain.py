@@ -413,6 +413,41 @@ def test_a_phone_sheet_writes_the_tournament_row_once_head_and_version_together(
     assert verify(runner, played)[0] == 0
 
 
+def test_a_phone_sheets_two_entries_go_in_one_insert(app, client, played, runner):
+    """sheet.store's row is held for sheet.phone's (one round trip less inside the
+    tournament's lock on PostgreSQL); both entries are in the chain, in order."""
+    pins = issue_pins(app, played)
+    open_round(app, played)
+    body = signed_submission(app, played, 3, 1, [1450, 1000, 550], pins=pins)
+    with sql_statements(app) as seen:
+        assert client.post("/api/v1/sheets", json=body).status_code == 200
+    inserts = [s for s in seen if s.lstrip().upper().startswith("INSERT INTO AUDIT_ENTRY")]
+    assert len(inserts) == 1, inserts
+    with app.app_context():
+        last_two = db.session.scalars(select(AuditEntry.action).where(AuditEntry.tournament_id == played)
+                                      .order_by(AuditEntry.seq.desc()).limit(2)).all()
+        assert last_two == ["sheet.phone", "sheet.store"]
+    assert verify(runner, played)[0] == 0
+
+
+def test_a_held_entry_is_written_at_commit_and_refuses_a_savepoint(app, played, runner):
+    """An entry appended with `hold` and no entry after it still reaches the chain (before
+    commit); a savepoint begun while one is held is refused, since its rollback would take
+    the held row with it."""
+    with app.app_context():
+        before = db.session.get(Tournament, played).chain_seq
+        chain.append(played, "test.held", "test", {"n": 1}, hold=True)
+        db.session.commit()
+        assert db.session.scalar(select(AuditEntry.action).where(
+            AuditEntry.tournament_id == played, AuditEntry.seq == before + 1)) == "test.held"
+        chain.append(played, "test.held", "test", {"n": 2}, hold=True)
+        with pytest.raises(RuntimeError, match="before a savepoint"):
+            db.session.begin_nested()
+        db.session.rollback()
+        assert db.session.get(Tournament, played).chain_seq == before + 1
+    assert verify(runner, played)[0] == 0
+
+
 def test_a_savepoint_keeps_the_head_in_the_row_and_its_rollback_forks_nothing(app, played, runner):
     """Within a savepoint the head goes to the row at once, so that rolling the savepoint
     back returns the row to the entries that stay and the next entry chains onto them."""

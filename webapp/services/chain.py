@@ -162,12 +162,15 @@ def _is_pg() -> bool:
     return db.session.get_bind().dialect.name == "postgresql"
 
 
-def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False) -> AuditEntry:
+def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False, hold: bool = False) -> AuditEntry:
     """One entry at the end of the tournament's chain, within the caller's transaction.
     The tournament row is locked until commit (PostgreSQL; SQLite's BEGIN IMMEDIATE
     serialises writers anyway), so two writers never chain onto the same head; the
     unique (tournament_id, seq) would refuse a fork. With `now`, the entry is inserted
-    at once by a table-level INSERT instead of the next flush (the phone sheet's hot path)."""
+    at once by a table-level INSERT instead of the next flush (the phone sheet's hot path).
+    With `hold`, its row waits for the next `now` entry, and both go in one statement (a
+    phone sheet's two entries: one round trip less inside the tournament's lock); before
+    commit at the latest (a rollback drops it with the rest)."""
     heads = db.session.info.setdefault(HEADS, {})
     if tid in heads:  # this transaction's own last entry: the row is locked since, nobody else moved it
         seq, prev = heads[tid]
@@ -184,8 +187,10 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False)
                        payload=plain(payload), prev_hash=prev)
     entry.hash = entry.compute_hash()
     entry.mac = entry_mac(tid, entry.hash)
-    if now:
-        db.session.execute(_INSERT_ENTRY, {name: getattr(entry, name) for name in _ENTRY_COLUMNS})
+    if now or hold:
+        db.session.info.setdefault(HELD, []).append({name: getattr(entry, name) for name in _ENTRY_COLUMNS})
+        if now or db.session().in_nested_transaction():
+            write_held(db.session)
     else:
         db.session.add(entry)
     mac = head_mac(tid, seq, entry.hash)
@@ -206,6 +211,13 @@ _ENTRY_COLUMNS = ("tournament_id", "seq", "mac", "at", "actor", "action", "paylo
 _INSERT_ENTRY = insert(AuditEntry.__table__)
 
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
+HELD = "chain_held_entries"  # session.info: rows of entries appended with `hold`, not inserted yet
+
+
+def write_held(session) -> None:
+    rows = session.info.pop(HELD, None)
+    if rows:
+        session.execute(_INSERT_ENTRY, rows)
 UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid: head MAC} of heads not yet in the tournament row
 
 
@@ -243,6 +255,8 @@ ENDED = "chain_heads_before_ended_savepoint"  # the last savepoint's, until its 
 @event.listens_for(Session, "after_transaction_create")
 def _save_heads(session, transaction):
     if transaction.nested:  # inside it, append writes the row at once (a rollback takes both back)
+        if session.info.get(HELD):  # it would be written inside the savepoint and lost with its rollback
+            raise RuntimeError("chain entries held (append(hold=True)) must be written before a savepoint")
         session.info.setdefault(SAVED, []).append((dict(session.info.get(HEADS) or {}),
                                                    dict(session.info.get(UNWRITTEN) or {})))
 
@@ -252,7 +266,7 @@ def _forget_heads(session, transaction):
     # the transaction's end (commit or rollback): the next append reads the head from the row again
     # (a flush's own subtransaction changes nothing)
     if transaction.parent is None:
-        for key in (HEADS, UNWRITTEN, SAVED, ENDED):
+        for key in (HEADS, UNWRITTEN, SAVED, ENDED, HELD):
             session.info.pop(key, None)
     elif transaction.nested and session.info.get(SAVED):
         session.info[ENDED] = session.info[SAVED].pop()
@@ -301,6 +315,7 @@ def _forget_sheets(session):
 
 @event.listens_for(Session, "before_commit")
 def _chain_before_commit(session):
+    write_held(session)
     if session.info.get(PENDING) or any(isinstance(o, Sheet) for o in (*session.new, *session.dirty)):
         record_sheets(None, "", session=session)
     write_heads(session)
@@ -347,7 +362,7 @@ def record_sheets(tid: int | None, actor: str, session=None) -> list[AuditEntry]
 
 
 def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str,
-           now: bool = False) -> AuditEntry:
+           hold: bool = False) -> AuditEntry:
     if sheet.content is None:
         if sheet.content_hash is not None:
             raise ValueError("a sheet with a signed content hash must keep its signed content")
@@ -356,7 +371,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
     rec = sheet_record(sheet, round_no, table_no)
     with db.session.no_autoflush:  # chain_seq and receipt in one UPDATE (or in the INSERT: store_new)
         entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content},
-                       now=now)
+                       hold=hold)
         sheet.chain_seq = entry.seq
         sheet.receipt = _receipt(tid, entry.hash)
     sheet._chained_record = rec
@@ -365,11 +380,12 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
 
 
 def store_new(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
-    """A new phone sheet's `sheet.store` entry, inserted at once, before the sheet's row: the
-    caller inserts the row as it stands now, with its chain_seq and receipt, by a
-    table-level INSERT (services/sheets.insert_sheet), so `sheet` stays outside the session
-    and nothing can change it between its entry and its row."""
-    return _store(sheet, tid, round_no, table_no, players, actor, now=True)
+    """A new phone sheet's `sheet.store` entry, made before the sheet's row: the caller
+    inserts the row as it stands now, with its chain_seq and receipt, by a table-level
+    INSERT (services/sheets.insert_sheet), so `sheet` stays outside the session and nothing
+    can change it between its entry and its row. The entry's own row is held for the
+    sheet's next entry (append(now=True)), one INSERT for both."""
+    return _store(sheet, tid, round_no, table_no, players, actor, hold=True)
 
 
 _RECEIPTS = (select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round)

@@ -506,7 +506,7 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
                   premium_games=protocol.stored_field(c.as_dict(), "premium_games"), disqualified=[], early=False)
     with db.session.no_autoflush:
         # its chain entry first, so the row is inserted with its chain_seq and receipt (a prefix of the
-        # entry's hash) instead of updated twice after
+        # entry's hash) instead of updated twice after; the entry's row goes in with sheet.phone's below
         chain.store_new(sheet, t.id, r.number, tab.number, tab.players, ACTOR)
         insert_sheet(sheet)
     case = None
