@@ -153,6 +153,7 @@ _ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTa
 # statement of its own first: on PostgreSQL a statement's snapshot predates its wait for the lock,
 # and the table's sheets read with it would miss a twin sheet committed during that wait.
 _TOURNAMENT_ROUND_TABLE = _ROUND_TABLE.add_columns(Tournament).join(Tournament, Tournament.id == Round.tournament_id)
+_LOCKED_ROUND_TABLE = _TOURNAMENT_ROUND_TABLE.execution_options(populate_existing=True)
 _PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
                                 Player.start_no.in_(bindparam("nos", expanding=True)))
 _SUBMISSION = select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response).where(
@@ -197,6 +198,19 @@ def token_table(token: str) -> tuple[Tournament, Round, RoundTable]:
         return (t, *playing_table(t, round_no, table_no))
     r, tab, later, t = rows[0]
     return (t, *_playing(r, tab, later is None))
+
+
+def locked_table(tid: int, round_no: int, table_no: int) -> tuple[Tournament, Round, RoundTable]:
+    """The tournament, locked until commit, and the table if its round is being played. On SQLite
+    in one statement: BEGIN IMMEDIATE took the write lock before it, so it reads what the writers
+    before committed. On PostgreSQL the lock first, in a statement of its own (_TOURNAMENT_ROUND_TABLE)."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        rows = db.session.execute(_LOCKED_ROUND_TABLE, {"tid": tid, "rno": round_no, "no": table_no}).unique().all()
+        if rows:
+            r, tab, later, t = rows[0]
+            return (t, *_playing(r, tab, later is None))
+    t = load_tournament(tid, lock=True)  # …and which is gone, the tournament or the table
+    return (t, *playing_table(t, round_no, table_no))
 
 
 def check_for_token(c: protocol.Content, tid: int, round_no: int, table_no: int) -> None:
@@ -455,11 +469,10 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
     stored = None if peeked else peek_submission(sub.idempotency_key)
     if stored is not None:
         return replay(stored, h)
-    t = load_tournament(tid, lock=True)
+    t, r, tab = locked_table(tid, round_no, table_no)
     chain.seed_head(t)
     # a request with the same key that held the lock meanwhile is found by the submission's primary
     # key at commit (IntegrityError): the caller rolls back and answers what that request stored
-    r, tab = playing_table(t, round_no, table_no)
     _check_content(t, tab, sub)
 
     own = _own_phone_signatures(tab, sub)
