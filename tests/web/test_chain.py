@@ -394,9 +394,11 @@ def test_concurrent_phone_submissions_keep_one_linear_chain(app, database_url, r
     assert code == 0, lines
 
 
-def test_a_phone_sheet_writes_the_tournament_row_once_head_and_version_together(app, client, played, runner):
-    """The sheet's two entries (sheet.store, sheet.phone) move the head kept with the
-    tournament in the same UPDATE as the version: the row ends at the last entry."""
+def test_a_phone_sheet_writes_its_entries_in_one_insert_and_the_tournament_row_once(app, client, played, runner):
+    """The sheet's two entries (sheet.store, sheet.phone) go in one INSERT (sheet.store's row
+    held for sheet.phone's: one round trip less inside the tournament's lock on PostgreSQL)
+    and move the head kept with the tournament in the same UPDATE as the version: the row
+    ends at the last entry."""
     pins = issue_pins(app, played)
     open_round(app, played)
     body = signed_submission(app, played, 3, 1, [1450, 1000, 550], pins=pins)
@@ -404,29 +406,15 @@ def test_a_phone_sheet_writes_the_tournament_row_once_head_and_version_together(
         assert client.post("/api/v1/sheets", json=body).status_code == 200
     updates = [s for s in seen if s.lstrip().upper().startswith("UPDATE TOURNAMENT")]
     assert len(updates) == 1 and "chain_head" in updates[0] and "version" in updates[0], updates
-    with app.app_context():
-        t = db.session.get(Tournament, played)
-        last = db.session.scalar(select(AuditEntry).where(AuditEntry.tournament_id == played)
-                                 .order_by(AuditEntry.seq.desc()).limit(1))
-        assert last.action == "sheet.phone" and (t.chain_seq, t.chain_head) == (last.seq, last.hash)
-        assert t.chain_mac == chain.head_mac(played, last.seq, last.hash)
-    assert verify(runner, played)[0] == 0
-
-
-def test_a_phone_sheets_two_entries_go_in_one_insert(app, client, played, runner):
-    """sheet.store's row is held for sheet.phone's (one round trip less inside the
-    tournament's lock on PostgreSQL); both entries are in the chain, in order."""
-    pins = issue_pins(app, played)
-    open_round(app, played)
-    body = signed_submission(app, played, 3, 1, [1450, 1000, 550], pins=pins)
-    with sql_statements(app) as seen:
-        assert client.post("/api/v1/sheets", json=body).status_code == 200
     inserts = [s for s in seen if s.lstrip().upper().startswith("INSERT INTO AUDIT_ENTRY")]
     assert len(inserts) == 1, inserts
     with app.app_context():
-        last_two = db.session.scalars(select(AuditEntry.action).where(AuditEntry.tournament_id == played)
-                                      .order_by(AuditEntry.seq.desc()).limit(2)).all()
-        assert last_two == ["sheet.phone", "sheet.store"]
+        t = db.session.get(Tournament, played)
+        last, before = db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id == played)
+                                          .order_by(AuditEntry.seq.desc()).limit(2)).all()
+        assert (last.action, before.action) == ("sheet.phone", "sheet.store")
+        assert last.prev_hash == before.hash and (t.chain_seq, t.chain_head) == (last.seq, last.hash)
+        assert t.chain_mac == chain.head_mac(played, last.seq, last.hash)
     assert verify(runner, played)[0] == 0
 
 
