@@ -212,13 +212,13 @@ _INSERT_ENTRY = insert(AuditEntry.__table__)
 
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
 HELD = "chain_held_entries"  # session.info: rows of entries appended with `hold`, not inserted yet
+UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid: head MAC} of heads not yet in the tournament row
 
 
 def write_held(session) -> None:
     rows = session.info.pop(HELD, None)
     if rows:
         session.execute(_INSERT_ENTRY, rows)
-UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid: head MAC} of heads not yet in the tournament row
 
 
 def unwritten_head(session, tid: int) -> dict:

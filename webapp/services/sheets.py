@@ -149,9 +149,10 @@ _ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTa
                 .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
                 .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
                        RoundTable.number == bindparam("no")).order_by(Sheet.version))
-# …and with the tournament, where nothing is locked. A phone sheet locks the tournament's row in a
-# statement of its own first: on PostgreSQL a statement's snapshot predates its wait for the lock,
-# and the table's sheets read with it would miss a twin sheet committed during that wait.
+# …and with the tournament, where nothing is locked (and a phone sheet on SQLite, locked by BEGIN IMMEDIATE
+# before it). A phone sheet on PostgreSQL locks the tournament's row in a statement of its own first: a
+# statement's snapshot predates its wait for the lock, and the table's sheets read with it would miss a
+# twin sheet committed during that wait.
 _TOURNAMENT_ROUND_TABLE = _ROUND_TABLE.add_columns(Tournament).join(Tournament, Tournament.id == Round.tournament_id)
 _LOCKED_ROUND_TABLE = _TOURNAMENT_ROUND_TABLE.execution_options(populate_existing=True)
 _PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
