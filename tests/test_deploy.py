@@ -113,8 +113,11 @@ def test_gunicorn_config_serves_from_several_workers_after_db_upgrade(database_u
                 time.sleep(0.2)
         status, body = _get(f"http://127.0.0.1:{port}/")
         assert status == 200 and b"Listok" in body
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        assert len(children) == 2  # the master and its two workers
+        children = []  # the master and its two workers (the first may answer before the second is forked)
+        while len(children) < 2 and time.monotonic() < deadline:
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            time.sleep(0.1)
+        assert len(children) == 2
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=30)
