@@ -192,13 +192,7 @@ def _playing(r: Round | None, tab: RoundTable | None, latest: bool) -> tuple[Rou
 def token_table(token: str) -> tuple[Tournament, Round, RoundTable]:
     """The tournament, round and table a token opens, if that round is being played: one
     statement (a poll, a PIN, a draft); none of these locks the tournament."""
-    tid, round_no, table_no = read_token(token)
-    rows = db.session.execute(_TOURNAMENT_ROUND_TABLE, {"tid": tid, "rno": round_no, "no": table_no}).unique().all()
-    if not rows:  # which is gone, the tournament or the table, said as a phone sheet says it
-        t = load_tournament(tid)
-        return (t, *playing_table(t, round_no, table_no))
-    r, tab, later, t = rows[0]
-    return (t, *_playing(r, tab, later is None))
+    return _with_tournament(_TOURNAMENT_ROUND_TABLE, *read_token(token))
 
 
 def locked_table(tid: int, round_no: int, table_no: int) -> tuple[Tournament, Round, RoundTable]:
@@ -206,12 +200,19 @@ def locked_table(tid: int, round_no: int, table_no: int) -> tuple[Tournament, Ro
     in one statement: BEGIN IMMEDIATE took the write lock before it, so it reads what the writers
     before committed. On PostgreSQL the lock first, in a statement of its own (_TOURNAMENT_ROUND_TABLE)."""
     if db.session.get_bind().dialect.name == "sqlite":
-        rows = db.session.execute(_LOCKED_ROUND_TABLE, {"tid": tid, "rno": round_no, "no": table_no}).unique().all()
-        if rows:
-            r, tab, later, t = rows[0]
-            return (t, *_playing(r, tab, later is None))
-    t = load_tournament(tid, lock=True)  # …and which is gone, the tournament or the table
+        return _with_tournament(_LOCKED_ROUND_TABLE, tid, round_no, table_no, lock=True)
+    t = load_tournament(tid, lock=True)
     return (t, *playing_table(t, round_no, table_no))
+
+
+def _with_tournament(statement, tid: int, round_no: int, table_no: int,
+                     lock: bool = False) -> tuple[Tournament, Round, RoundTable]:
+    rows = db.session.execute(statement, {"tid": tid, "rno": round_no, "no": table_no}).unique().all()
+    if not rows:  # which is gone, the tournament or the table, said as a phone sheet says it
+        t = load_tournament(tid, lock=lock)
+        return (t, *playing_table(t, round_no, table_no))
+    r, tab, later, t = rows[0]
+    return (t, *_playing(r, tab, later is None))
 
 
 def check_for_token(c: protocol.Content, tid: int, round_no: int, table_no: int) -> None:
