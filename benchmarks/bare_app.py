@@ -1,7 +1,8 @@
 """The yardstick for sync_bench.py: a bare Flask app whose POST /bare parses the
 phone's JSON body and does one INSERT + commit, on the same database (SQLite
 with the venue server's settings: WAL, synchronous=FULL, BEGIN IMMEDIATE) and
-under the same waitress with the same threads as `listok serve`.
+under the same waitress with the same threads as `listok serve` (or under the same
+gunicorn configuration as listok's workers: app_from_env).
 
     DATABASE_URL=… python benchmarks/bare_app.py --port 8001 --threads 8
 """
@@ -41,6 +42,7 @@ def make_app(url: str) -> Flask:
         def _on_begin(conn):
             conn.exec_driver_sql("BEGIN IMMEDIATE")
     metadata.create_all(engine)
+    engine.dispose()  # under gunicorn the app is built before the fork: no connection crosses it
     app = Flask(__name__)
 
     @app.get("/hello")
@@ -56,6 +58,11 @@ def make_app(url: str) -> Flask:
         return jsonify({"status": "accepted", "receipt": "bare"})
 
     return app
+
+
+def app_from_env() -> Flask:
+    """For gunicorn (sync_bench.py --workers): `gunicorn 'benchmarks.bare_app:app_from_env()'`."""
+    return make_app(os.environ["DATABASE_URL"])
 
 
 def main() -> None:

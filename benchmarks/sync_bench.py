@@ -1,7 +1,8 @@
 """Phones sending signed sheets to the venue server over a bad network.
 
     python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--scrypt-pins]
-                                    [--pins arrival|proofs|both] [--threads 8] [--no-pages] [--no-browser]
+                                    [--pins arrival|proofs|both] [--threads 8] [--workers N]
+                                    [--backends sqlite,postgresql] [--no-pages] [--no-browser]
 
 The server is a process of its own: `listok serve --threads 8` on a database
 migrated like a venue's (rounds 1 and 2 closed, round 3 being played, one table
@@ -20,7 +21,9 @@ confirmation p50/p95 from a phone's first try, throughput and its ratio to
 the bare app, the server's CPU per sheet (from /proc), the CPU of a replay
 against a bare POST's, the readers' p50/p95 during the burst, and the
 server's RSS before and after the burst. --pins proofs: sheets signed online
-(PIN proofs instead of PINs).
+(PIN proofs instead of PINs). --workers N: both servers, listok and the bare
+app, under gunicorn (webapp/gunicorn_conf.py) with N workers and the same
+threads, the deployment for PostgreSQL (docs/DEPLOY.md).
 
 Then the table page's transferred size in Debian's chromium at 360 px (bytes
 that crossed the proxy, headers included): the first load, and two repeat
@@ -260,7 +263,7 @@ def stored_sheets(url: str, tid: int) -> tuple[int, int, dict, int]:
 
 
 def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool, proofs: bool,
-                    threads: int = 8, repeat: int = 3) -> dict:
+                    threads: int = 8, repeat: int = 3, workers: int = 0) -> dict:
     """One backend: the bare yardstick and `listok serve`, each a process of its own, in this run.
     `repeat` pairs of bursts (the bare app's, then listok's, n phones each, listok's on tables of a
     tournament of their own): a burst lasts well under a second, so one pair's ratio swings with
@@ -274,8 +277,9 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
     polls = [(f"table state {i}", f"/api/v1/table?token={read_bodies[i * (n // 8)]['token']}") for i in range(8)]
     polls += [(f"standings {i}", f"/t/{tid}/standings") for i in range(4)]
     polls += [(f"projector {i}", f"/t/{tid}/projector") for i in range(2)]
-    with venue.ServerProcess("bare", url, threads=threads) as bare, \
-            venue.ServerProcess("listok", url, threads=threads) as server:
+    kinds = ("bare-gunicorn", "gunicorn") if workers else ("bare", "listok")
+    with venue.ServerProcess(kinds[0], url, threads=threads, workers=workers) as bare, \
+            venue.ServerProcess(kinds[1], url, threads=threads, workers=workers) as server:
         venue.get(server.port, f"/t/{tid}/standings")  # templates compiled, as after any first visitor
         venue.get(server.port, f"/t/{tid}/projector")
         venue.get(server.port, f"/api/v1/table?token={bodies[0]['token']}")
@@ -315,7 +319,9 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
             + ", 3 per sheet")
     tput, bare_tput = len(ok) / run["served"], len(bare_run["ok"]) / bare_run["served"]
     print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the server answered ({pins}); "
-          f"server: listok serve --threads {threads}, a process of its own")
+          "server: " + (f"gunicorn (webapp/gunicorn_conf.py) --workers {workers} --threads {threads}, the bare "
+                        "app under the same configuration" if workers else
+                        f"listok serve --threads {threads}, a process of its own"))
     print(f"  sheets stored        {n_stored:6d}   (must be {n * len(pairs)}: {len(pairs)} bursts)")
     print(f"  duplicates           {duplicates:6d}   (must be 0)")
     print(f"  submission keys      {submissions:6d}")
@@ -496,19 +502,23 @@ def main() -> None:
     ap.add_argument("--pins", choices=("arrival", "proofs", "both"), default="arrival",
                     help="PINs checked when the sheet arrives, PIN proofs from signing online, or both runs")
     ap.add_argument("--threads", type=int, default=8, help="listok serve --threads (and the bare app's)")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="both servers under gunicorn with this many workers (the many-workers deployment) "
+                         "instead of waitress in one process")
+    ap.add_argument("--backends", default="sqlite,postgresql", help="which of sqlite,postgresql to run")
     ap.add_argument("--repeat", type=int, default=3, help="pairs of bursts (bare, listok) for the throughput ratio")
     ap.add_argument("--no-pages", action="store_true", help="skip the table page's size and poll cost")
     ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
     args = ap.parse_args()
 
     for proofs in {"arrival": (False,), "proofs": (True,), "both": (False, True)}[args.pins]:
-        with tempfile.TemporaryDirectory() as tmp:
-            run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", args.phones, args.drop, args.scrypt_pins, proofs,
-                            args.threads, args.repeat)
-        if args.database_url:
+        options = (args.phones, args.drop, args.scrypt_pins, proofs, args.threads, args.repeat, args.workers)
+        if "sqlite" in args.backends:
+            with tempfile.TemporaryDirectory() as tmp:
+                run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", *options)
+        if args.database_url and "postgresql" in args.backends:
             with temporary_schema(args.database_url, "bench") as url:
-                run_submissions(url, "PostgreSQL", args.phones, args.drop, args.scrypt_pins, proofs, args.threads,
-                                args.repeat)
+                run_submissions(url, "PostgreSQL", *options)
     if args.no_pages:
         return
     poll_cost()

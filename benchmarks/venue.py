@@ -160,7 +160,8 @@ def make_venue(url: str, n_players: int, *, seed: int = 11, closed_rounds: int =
 class ServerProcess:
     """`kind`: 'listok' (`listok serve --threads N`, as the README runs it),
     'bare' (benchmarks/bare_app.py under the same waitress, same threads) or
-    'gunicorn' (webapp/gunicorn_conf.py with `workers` workers)."""
+    'gunicorn' (webapp/gunicorn_conf.py with `workers` workers) or 'bare-gunicorn' (the bare app under
+    that same configuration)."""
 
     def __init__(self, kind: str, url: str, *, threads: int = 8, workers: int = 1, extra_env: dict | None = None):
         self.kind, self.url, self.threads, self.workers = kind, url, threads, workers
@@ -175,10 +176,11 @@ class ServerProcess:
         if self.kind == "bare":
             return [PYTHON, str(ROOT / "benchmarks" / "bare_app.py"), "--port", str(self.port),
                     "--threads", str(self.threads)]
-        if self.kind == "gunicorn":
+        if self.kind in ("gunicorn", "bare-gunicorn"):
+            app = "webapp:create_app()" if self.kind == "gunicorn" else "benchmarks.bare_app:app_from_env()"
             return [PYTHON, "-m", "gunicorn", "-c", "python:webapp.gunicorn_conf",
                     "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
-                    "--threads", str(self.threads), "webapp:create_app()"]
+                    "--threads", str(self.threads), app]
         raise ValueError(self.kind)
 
     @property
@@ -190,7 +192,7 @@ class ServerProcess:
         self.proc = subprocess.Popen(self.command(), env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log,
                                      start_new_session=True)
         deadline = time.monotonic() + 60
-        path = "/healthz" if self.kind != "bare" else "/hello"
+        path = "/hello" if self.kind.startswith("bare") else "/healthz"
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise SystemExit(f"{self.kind} server exited with {self.proc.returncode}")

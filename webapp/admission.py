@@ -54,7 +54,8 @@ class Admission:
         self.max_writes = max_writes
         self.budget = budget
         self.in_flight = 0
-        self.pace = 0.01  # CPU seconds per write, moving average of the recent ones
+        self.pace = 0.01  # seconds between writes answered, moving average of the recent ones (_interval)
+        self.last_done = 0.0  # monotonic time the last write was answered
         self.refused = 0
         self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
         self.lanes = False  # `listok serve`'s lanes mark late writes (elsewhere the header is a client's: ignored)
@@ -71,6 +72,18 @@ class Admission:
 
     def was_stored(self, key: str) -> bool:
         return key in self.stored_keys
+
+    def _interval(self, start: float) -> float:
+        """The time this process took to answer this write, counted from the last write answered
+        before it when that was later than this one's start: the pace at which writes leave
+        together, whatever holds them (the CPU, the database's write lock, another worker's turn
+        on it). A thread's CPU time alone undercounted that pace wherever the lock and not the
+        CPU was the limit (several gunicorn workers on PostgreSQL), so tickets brought phones
+        back before their turn, to be refused again (issue 11)."""
+        now = time.monotonic()
+        interval = now - max(start, self.last_done)
+        self.last_done = now
+        return interval
 
     def _ticket(self, wait: float) -> float:
         """Seconds until a refused write's turn: behind the tickets handed out already, so a
@@ -100,16 +113,13 @@ class Admission:
             if ahead >= self.max_writes or (ahead and wait > self.budget):
                 raise Busy(self._ticket(wait))
             self.in_flight += 1
-        cpu = time.thread_time()
+        start = time.monotonic()
         try:
             yield
         finally:
-            # the CPU this write used (its thread's), not how long it waited for the database's write lock
-            # or for the interpreter behind the burst's other requests: the pace the server can answer at
-            work = time.thread_time() - cpu
             with self._lock:
                 self.in_flight -= 1
-                self.pace = 0.8 * self.pace + 0.2 * work
+                self.pace = 0.8 * self.pace + 0.2 * self._interval(start)
                 idle = self.in_flight == 0
             if idle:
                 trim_memory()

@@ -45,8 +45,9 @@ def post_fork(server, worker):
     app = getattr(server.app, "callable", None) or server.app.wsgi()
     from webapp.extensions import db
 
-    with app.app_context():
-        db.engine.dispose(close=False)
+    if "sqlalchemy" in app.extensions:  # not the benchmarks' bare yardstick, which connects after the fork
+        with app.app_context():
+            db.engine.dispose(close=False)
     admission = app.extensions.get("admission")
     if admission is not None and not app.config.get("LISTOK_MAX_WRITES"):
         admission.max_writes = max(1, server.cfg.threads - 2)

@@ -95,3 +95,30 @@ def test_retry_after_is_the_ticket_in_whole_seconds_without_float_noise():
     busy = Busy(wait)
     assert (busy.retry_after, busy.retry_ms) == (11, 11000)
     assert Busy(10.2).retry_after == 11 and Busy(0.2).retry_after == 1
+
+
+def test_the_pace_is_the_time_between_writes_answered_not_one_thread_s_cpu(monkeypatch):
+    """Six writes in flight that the database's lock lets out one every 30 ms (another worker's turn,
+    PostgreSQL) set the pace to 30 ms, however little CPU each used: a ticket counted at the CPU's pace
+    sent phones back before their turn. A lone write's pace is its own duration, not the idle time before."""
+    from webapp import admission as adm
+
+    clock = [100.0]
+    monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
+    a = adm.Admission(max_writes=6)
+    slots = [a.slot() for _ in range(6)]
+    for s in slots:
+        s.__enter__()
+    for s in slots:
+        clock[0] += 0.030
+        s.__exit__(None, None, None)
+    expected = 0.01  # the starting pace, then each write's 30 ms into the moving average
+    for _ in slots:
+        expected = 0.8 * expected + 0.2 * 0.030
+    assert a.in_flight == 0 and abs(a.pace - expected) < 1e-9 and a.pace > 0.024
+    clock[0] += 50.0  # idle for almost a minute
+    s = a.slot()
+    s.__enter__()
+    clock[0] += 0.010
+    s.__exit__(None, None, None)
+    assert abs(a.pace - (0.8 * expected + 0.2 * 0.010)) < 1e-9
