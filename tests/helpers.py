@@ -1,6 +1,7 @@
 """Builders for web tests: users, logged-in clients, tournaments with players."""
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 from flask import current_app, has_app_context
@@ -223,3 +224,35 @@ def sql_statements(app):
         yield seen
     finally:
         event.remove(engine, "before_cursor_execute", listen)
+
+
+@contextmanager
+def postgresql_messages(app, tmp_path):
+    """The messages libpq sent PostgreSQL inside the block (its trace of each connection checked
+    out), by type: `Query` is a simple query (BEGIN, COMMIT, ROLLBACK), `Execute` a statement's
+    run. A round trip each, which counting SQL statements does not show. Empty on SQLite."""
+    with app.app_context():
+        engine = db.engine
+    sent: list[str] = []
+    if engine.dialect.name != "postgresql":
+        yield sent
+        return
+    trace = str(tmp_path / "libpq.trace")
+    fd = os.open(trace, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+
+    def on_checkout(dbapi, _record, _proxy):
+        dbapi.pgconn.trace(fd)
+
+    def on_checkin(dbapi, _record):
+        dbapi.pgconn.untrace()
+
+    event.listen(engine, "checkout", on_checkout)
+    event.listen(engine, "checkin", on_checkin)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "checkout", on_checkout)
+        event.remove(engine, "checkin", on_checkin)
+        os.close(fd)
+        with open(trace) as f:
+            sent += [line.split("\t")[3].split(" ")[0] for line in f if line.split("\t")[1:2] == ["F"]]

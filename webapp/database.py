@@ -33,6 +33,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
 
+from .extensions import db
+
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BUSY_SECONDS = 15  # PRAGMA busy_timeout, and the in-process writers' wait
 IDLE_PING_SECONDS = 10.0
@@ -41,6 +43,16 @@ IDLE_PING_SECONDS = 10.0
 def in_write_request() -> bool:
     """Inside a request whose transactions take SQLite's write lock up front (see `_on_begin`)."""
     return has_request_context() and request.method not in READ_ONLY_METHODS
+
+
+def read_once():
+    """A connection of its own for one read (a page's stamp, a replay's key): never a writer
+    on SQLite (`_on_begin`), and on PostgreSQL in autocommit, so the statement is its only
+    round trip (no BEGIN before it, no ROLLBACK when the connection goes back to the pool)."""
+    conn = db.engine.connect()
+    if conn.dialect.name == "sqlite":
+        return conn.execution_options(read_only=True)
+    return conn.execution_options(read_only=True, isolation_level="AUTOCOMMIT")
 
 
 def configure_sqlite(engine: Engine) -> None:

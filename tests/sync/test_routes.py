@@ -10,8 +10,8 @@ import pytest
 from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import event, func, select, update
 
-from tests.helpers import (issue_pins, login, make_tournament, make_user, open_round, play_round, signed_submission,
-                           sql_statements)
+from tests.helpers import (issue_pins, login, make_tournament, make_user, open_round, play_round,
+                           postgresql_messages, signed_submission, sql_statements)
 from webapp.extensions import db
 from webapp.models import (AuditEntry, Case, PinAttempt, Player, Round, RoundTable, Sheet, Submission, Tournament,
                            utcnow)
@@ -87,10 +87,11 @@ def refused_nothing_stored(game, before_counts, before_version):
 # --------------------------------------------------------------------------- accepted, replays, duplicates
 
 
-def test_a_phone_sheet_checks_out_one_connection_on_postgresql(app, client, game):
-    """The replay check (peek_submission) reads the key in the request's own transaction on
-    PostgreSQL: one pooled connection per sheet, not a second one and its ROLLBACK. On SQLite it
-    keeps a connection of its own, which never takes the write lock (a replay waits for nobody)."""
+def test_a_replay_is_one_read_on_a_connection_of_its_own(app, client, game, tmp_path):
+    """The replay check (peek_submission) reads the key on a connection of its own: on SQLite it
+    never takes the write lock (a replay waits for nobody); on PostgreSQL in autocommit, so a
+    replay costs the database one round trip, its SELECT, with no BEGIN before it and no ROLLBACK
+    after (database.read_once)."""
     with app.app_context():
         engine = db.engine
     checkouts = []
@@ -100,10 +101,13 @@ def test_a_phone_sheet_checks_out_one_connection_on_postgresql(app, client, game
     try:
         assert post(client, body).json["status"] == "accepted"
         first = len(checkouts)
-        assert post(client, body).json["replay"] is True
+        with postgresql_messages(app, tmp_path) as sent:
+            assert post(client, body).json["replay"] is True
     finally:
         event.remove(engine, "checkout", listen)
-    assert (first, len(checkouts) - first) == ((2, 1) if engine.dialect.name == "sqlite" else (1, 1))
+    assert (first, len(checkouts) - first) == (2, 1)
+    if engine.dialect.name == "postgresql":
+        assert sent.count("Execute") == 1 and "Query" not in sent, sent
 
 
 def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):

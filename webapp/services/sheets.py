@@ -30,6 +30,7 @@ from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
 from .pins import PinError, PinLocked, check_pin, check_pins, pin_proof, round_started
+from ..database import read_once
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -274,15 +275,12 @@ def replay(stored: SubmissionRow, content_hash: str) -> Answer:
 
 
 def peek_submission(key: str) -> SubmissionRow | None:
-    """The stored submission for this key, read without waiting for a writer: on SQLite
-    on a connection of its own that never takes the write lock; on PostgreSQL in the
-    request's own transaction (a read waits for no lock there, and a connection of its own
-    cost every sheet a checkout and a ROLLBACK round trip)."""
-    if db.session.get_bind().dialect.name != "sqlite":
-        row = db.session.execute(_SUBMISSION, {"key": key}).first()
-    else:
-        with db.engine.connect().execution_options(read_only=True) as conn:
-            row = conn.execute(_SUBMISSION, {"key": key}).first()
+    """The stored submission for this key, read on a connection of its own without waiting for
+    a writer: on SQLite it never takes the write lock; on PostgreSQL it is in autocommit
+    (database.read_once), so a replay costs one round trip, not a BEGIN, the SELECT and a
+    ROLLBACK in the request's transaction."""
+    with read_once() as conn:
+        row = conn.execute(_SUBMISSION, {"key": key}).first()
     if row is None:
         return None
     return SubmissionRow(idempotency_key=key, content_hash=row[0], http_status=row[1], response=row[2])
