@@ -20,6 +20,7 @@ from flask_babel import gettext as _
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
+from ..database import read_once
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
                       Submission as SubmissionRow, Tournament)
@@ -30,7 +31,6 @@ from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
 from .pins import PinError, PinLocked, check_pin, check_pins, pin_proof, round_started
-from ..database import read_once
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
