@@ -275,8 +275,37 @@ def test_a_receipt_colliding_with_another_is_extended(app, played):
         s = db.session.scalars(select(Sheet)).first()
         h = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id == played,
                                                             AuditEntry.seq == s.chain_seq))
-        r = chain._receipt(played, h)  # the same hash again: its 8 characters are taken
+        r = chain.unused_receipt(played, h)  # the same hash again: its 8 characters are taken
         assert r.replace("-", "") == chain.b32(h)[:10] and RECEIPT.match(r)
+
+
+def test_a_phone_sheet_s_receipt_is_checked_by_its_insert_and_extended_on_a_collision(app, client, played,
+                                                                                      runner, monkeypatch):
+    """A phone sheet's row goes in with its 8-character receipt only if no other sheet of the
+    tournament has it (the INSERT checks, no SELECT before it); when one has, the row goes in with
+    the 10-character one, which the phone's answer and the sheet.phone entry carry too."""
+    pins = issue_pins(app, played)
+    open_round(app, played)
+    with app.app_context():
+        taken = db.session.scalars(select(Sheet.receipt)).first()  # a round-1 sheet's
+    real = chain.receipt_candidates
+    monkeypatch.setattr(chain, "receipt_candidates", lambda h: [taken] + real(h)[1:])
+    body = signed_submission(app, played, 3, 1, [1450, 1000, 550], pins=pins)
+    with sql_statements(app) as seen:
+        answer = client.post("/api/v1/sheets", json=body).json
+    assert answer["status"] == "accepted" and answer["receipt"] != taken
+    inserts = [x for x in seen if x.lstrip().upper().startswith("INSERT INTO SHEET")]
+    assert len(inserts) == 2 and "NOT (EXISTS" in inserts[0].upper(), inserts  # refused, then the longer one
+    with app.app_context():
+        new = db.session.scalar(select(Sheet).where(Sheet.receipt == answer["receipt"]))
+        h = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id == played,
+                                                            AuditEntry.seq == new.chain_seq))
+        assert new.receipt.replace("-", "") == chain.b32(h)[:10] and RECEIPT.match(new.receipt)
+        assert db.session.scalar(select(func.count()).select_from(Sheet).where(Sheet.receipt == taken)) == 1
+        phone = db.session.scalar(select(AuditEntry).where(AuditEntry.tournament_id == played)
+                                  .order_by(AuditEntry.seq.desc()).limit(1))
+        assert phone.action == "sheet.phone" and phone.payload["receipt"] == new.receipt
+    assert verify(runner, played)[0] == 0
 
 
 def test_the_public_receipt_page_shows_what_counts_and_the_published_head(app, anon, played):

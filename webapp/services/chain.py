@@ -373,7 +373,9 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
         entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content},
                        hold=hold)
         sheet.chain_seq = entry.seq
-        sheet.receipt = _receipt(tid, entry.hash)
+        # a new phone sheet's receipt is checked by the INSERT of its row (services/sheets.insert_sheet)
+        sheet.receipt = receipt_candidates(entry.hash)[0] if hold else unused_receipt(tid, entry.hash)
+        sheet._stored_hash = entry.hash
     sheet._chained_record = rec
     sheet._chained_where = (tid, round_no, table_no, players)
     return entry
@@ -392,9 +394,15 @@ _RECEIPTS = (select(Sheet.receipt).join(RoundTable, Sheet.table_id == RoundTable
              .where(Round.tournament_id == bindparam("tid"), Sheet.receipt.in_(bindparam("candidates", expanding=True))))
 
 
-def _receipt(tid: int, hex_hash: str) -> str:
+def receipt_candidates(hex_hash: str) -> list[str]:
+    """A sheet's receipt, shortest first: the first its tournament has not given to another sheet."""
     code = b32(hex_hash)
-    candidates = [groups(code[:n]) for n in range(RECEIPT_CHARS, RECEIPT_MAX_CHARS + 1, 2)]
+    return [groups(code[:n]) for n in range(RECEIPT_CHARS, RECEIPT_MAX_CHARS + 1, 2)]
+
+
+def unused_receipt(tid: int, hex_hash: str) -> str:
+    """The first of the receipt's candidates no other sheet of the tournament has."""
+    candidates = receipt_candidates(hex_hash)
     used = set(db.session.scalars(_RECEIPTS, {"tid": tid, "candidates": candidates}))
     for receipt in candidates:
         if receipt not in used:

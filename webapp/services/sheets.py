@@ -521,7 +521,7 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
         # its chain entry first, so the row is inserted with its chain_seq and receipt (a prefix of the
         # entry's hash) instead of updated twice after; the entry's row goes in with sheet.phone's below
         chain.store_new(sheet, t.id, r.number, tab.number, tab.players, ACTOR)
-        insert_sheet(sheet)
+        insert_sheet(sheet, t.id)
     case = None
     if kind is not None:
         case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind=kind, status="open",
@@ -568,16 +568,42 @@ def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: 
                                             "http_status": answer.http_status, "response": answer.body})
 
 
-def insert_sheet(sheet: Sheet) -> None:
+def insert_sheet(sheet: Sheet, tid: int) -> None:
     """A new phone sheet's row as it stands, by a table-level INSERT: the unit of work cost a phone
     sheet a quarter of its CPU (issue 11). `sheet` stays outside the session; its entry is in the
-    chain already (chain.store_new) and nothing changes it after."""
+    chain already (chain.store_new) and nothing changes it after. The INSERT itself checks that no
+    other sheet of the tournament has its receipt (the entry hash's first 8 characters): a SELECT
+    fewer inside the tournament's lock. In the rare case one has, the longer receipt is found and
+    the row inserted with it."""
     values = {c.key: sheet.__dict__[c.key] for c in _SHEET_COLUMNS if c.key in sheet.__dict__}
-    sheet.id = db.session.execute(_INSERT_SHEET, values).inserted_primary_key[0]
+    row = db.session.execute(_guarded_insert(tuple(values)), {**values, "receipt_tid": tid}).first()
+    if row is None:  # 40 bits in common with another sheet's receipt
+        sheet.receipt = values["receipt"] = chain.unused_receipt(tid, sheet._stored_hash)
+        row = db.session.execute(_INSERT_SHEET.returning(Sheet.__table__.c.id), values).first()
+    sheet.id = row[0]
 
 
 _SHEET_COLUMNS = [c for c in Sheet.__table__.columns if c.key != "id"]
 _INSERT_SHEET = insert(Sheet.__table__)
+_GUARDED: dict[tuple, object] = {}
+
+
+def _guarded_insert(keys: tuple[str, ...]):
+    """INSERT INTO sheet (keys) SELECT :keys WHERE no sheet of tournament :receipt_tid has :receipt
+    RETURNING id, built once per set of columns."""
+    statement = _GUARDED.get(keys)
+    if statement is None:
+        table = Sheet.__table__
+        params = {k: bindparam(k, type_=table.c[k].type) for k in keys}
+        taken = (select(Sheet.id).join(RoundTable, Sheet.table_id == RoundTable.id)
+                 .join(Round, RoundTable.round_id == Round.id)
+                 .where(Round.tournament_id == bindparam("receipt_tid"), Sheet.receipt == params["receipt"]))
+        statement = _GUARDED[keys] = (insert(table).from_select(list(keys), select(*params.values())
+                                                                .where(~taken.exists()))
+                                      .returning(table.c.id))
+    return statement
+
+
 _INSERT_SUBMISSION = insert(SubmissionRow.__table__)
 
 
