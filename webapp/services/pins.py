@@ -253,6 +253,31 @@ _HOLD = (update(_PLAYER).where(_PLAYER.c.id.in_(bindparam("ids", expanding=True)
          .returning(_PLAYER.c.id, _PLAYER.c.pin_hash))  # table-level: not the ORM's bulk-update path
 
 
+_HOLD_BY_NO = (update(_PLAYER).where(_PLAYER.c.tournament_id == bindparam("tid"),
+                                    _PLAYER.c.start_no.in_(bindparam("nos", expanding=True)),
+                                    or_(_PLAYER.c.pin_locked_until.is_(None),
+                                        _PLAYER.c.pin_locked_until <= bindparam("now")))
+               .values(pin_failures=_PLAYER.c.pin_failures).returning(*_PLAYER.c))
+_HOLD_LOADING = select(Player).from_statement(_HOLD_BY_NO).execution_options(populate_existing=True)
+_BY_NO = (select(Player).where(Player.tournament_id == bindparam("tid"),
+                               Player.start_no.in_(bindparam("nos", expanding=True)))
+          .execution_options(populate_existing=True))
+
+
+def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Player], dict[int, str | None]]:
+    """A table's players by start number, loaded by the statement that takes their rows (step 1
+    of check_pins, for the whole table), and what `_hold` gives check_pins (`held`): a phone sheet
+    reads its players and takes them in one statement, not two (issue 11). A locked player is read
+    as it stands, by a second statement, and is not held."""
+    loaded = db.session.scalars(_HOLD_LOADING, {"tid": t.id, "nos": list(start_nos), "now": now}).all()
+    players = {p.start_no: p for p in loaded}
+    held = {p.id: p.pin_hash for p in loaded}
+    missing = [s for s in start_nos if s not in players]
+    if missing:
+        players.update((p.start_no, p) for p in db.session.scalars(_BY_NO, {"tid": t.id, "nos": missing}))
+    return players, held
+
+
 def _hold(players: list[Player], now: datetime) -> dict[int, str | None]:
     """Take the players' rows (PostgreSQL: their row locks; SQLite: the write lock,
     which BEGIN IMMEDIATE already holds) of those not locked, in one statement: the
@@ -292,18 +317,20 @@ def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = No
 
 
 def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | None]],
-               now: datetime | None = None) -> list[PinError | None]:
+               now: datetime | None = None, held: dict[int, str | None] | None = None) -> list[PinError | None]:
     """`check_pin` for several different players at once (a sheet's signatures:
     (player, pin, proof) each), the same rule step by step for each, but every
     step one statement for all of them: a sheet of three right PINs costs 2
     statements. Returns each check's PinError (PinLocked), or None
-    for a right PIN, in the order given."""
+    for a right PIN, in the order given. `held`: step 1 done already, at `now`, by
+    hold_players for these players."""
     now = now or utcnow()
     players = [p for p, _pin, _proof in checks]
     if len({p.id for p in players}) != len(players):
         raise ValueError("check_pins: each player once")
     out: list[PinError | None] = [None] * len(checks)
-    held = _hold(players, now)  # 1.
+    if held is None:
+        held = _hold(players, now)  # 1.
     evaluate = []
     for i, (player, pin, proof) in enumerate(checks):
         if player.id not in held:

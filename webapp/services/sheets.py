@@ -23,14 +23,14 @@ from sqlalchemy.orm import contains_eager
 from ..database import read_once
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
-                      Submission as SubmissionRow, Tournament)
+                      Submission as SubmissionRow, Tournament, utcnow)
 from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
-from .pins import PinError, PinLocked, check_pin, check_pins, pin_proof, round_started
+from .pins import PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof, round_started
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -403,13 +403,17 @@ def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> Non
 def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> tuple[list[PinError], dict]:
     """Every PIN of the sheet evaluated once: the failures in seat order and the right PINs' proofs."""
     failures, proofs, checks = [], {}, []
+    now = utcnow()
+    # the table's players read by the statement that takes their rows (step 1 of the lockout rule)
+    tab.__dict__["_listok_players"], held = hold_players(t, tab.players, now)
     for start_no in tab.players:
         signature = sub.signature_of(start_no)
         if signature.own_phone:
             continue  # its PIN was checked when it was given (sign_draft)
         checks.append((seated_player(t, tab, start_no), signature.pin, (signature.hash, signature.pin_proof)))
     # one statement per step of the lockout rule for the whole table (services/pins.check_pins)
-    for (player, _pin, (signed_hash, _proof)), error in zip(checks, check_pins(t, checks) if checks else []):
+    for (player, _pin, (signed_hash, _proof)), error in zip(checks, check_pins(t, checks, now, held)
+                                                            if checks else []):
         if error is not None:
             failures.append(error)
         else:
