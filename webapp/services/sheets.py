@@ -589,6 +589,7 @@ def insert_sheet(sheet: Sheet, tid: int) -> None:
 
 _SHEET_COLUMNS = [c for c in Sheet.__table__.columns if c.key != "id"]
 _INSERT_SHEET = insert(Sheet.__table__)
+_INSERT_SUBMISSION = insert(SubmissionRow.__table__)
 _GUARDED: dict[tuple, object] = {}
 
 
@@ -606,9 +607,6 @@ def _guarded_insert(keys: tuple[str, ...]):
                                                                 .where(~taken.exists()))
                                       .returning(table.c.id))
     return statement
-
-
-_INSERT_SUBMISSION = insert(SubmissionRow.__table__)
 
 
 # --------------------------------------------------------------------------- PIN check, table state
