@@ -584,24 +584,23 @@ def test_a_phone_sheet_reads_its_players_with_the_statement_that_holds_them(app,
     """Issue 11: the table's players are loaded by the UPDATE … RETURNING that takes their rows
     (step 1 of the lockout rule), not by a SELECT before it; a locked player is read apart, not
     held, and the sheet is refused with the lock (423)."""
-    from tests.helpers import sql_statements
+    from tests.helpers import signed_submission, sql_statements
+
+    def on_players(seen):
+        return [x.split()[0].upper() for x in seen if re.search(r"\b(FROM|UPDATE|INTO) player\b", x)]
 
     issued, players = table1
     with sql_statements(app) as seen:
         assert client.post("/api/v1/sheets", json=sheet(app, tid, issued)).status_code == 200
-    on_players = [x.split()[0].upper() for x in seen if re.search(r"\b(FROM|UPDATE|INTO) player\b", x)]
-    assert on_players == ["UPDATE"], on_players
+    assert on_players(seen) == ["UPDATE"], seen
     with app.app_context():
         db.session.execute(update(Player).where(Player.tournament_id == tid, Player.start_no == players[1])
                            .values(pin_locked_until=utcnow() + timedelta(minutes=5)))
         db.session.commit()
-    from tests.helpers import signed_submission
-
     with sql_statements(app) as seen:
         r = client.post("/api/v1/sheets", json=signed_submission(app, tid, 1, 1, [1500, 1000, 500], issued))
     assert r.status_code == 423 and (r.json["status"], r.json["start_no"]) == ("locked", players[1])
-    on_players = [x.split()[0].upper() for x in seen if re.search(r"\b(FROM|UPDATE|INTO) player\b", x)]
-    assert on_players == ["UPDATE", "SELECT"], on_players
+    assert on_players(seen) == ["UPDATE", "SELECT"], seen
 
 
 def test_cheap_refusals_come_before_any_pin_evaluation(app, client, tid, table1, evaluations):
