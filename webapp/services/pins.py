@@ -247,50 +247,31 @@ def _locked(player: Player, until: datetime) -> PinLocked:
 
 
 _PLAYER = Player.__table__
-_HOLD = (update(_PLAYER).where(_PLAYER.c.id.in_(bindparam("ids", expanding=True)),
+# table-level, not the ORM's bulk-update path; the rows it returns load the players (populate_existing)
+_HOLD = (update(_PLAYER).where(_PLAYER.c.tournament_id == bindparam("tid"),
+                               _PLAYER.c.start_no.in_(bindparam("nos", expanding=True)),
                                or_(_PLAYER.c.pin_locked_until.is_(None), _PLAYER.c.pin_locked_until <= bindparam("now")))
-         .values(pin_failures=_PLAYER.c.pin_failures)
-         .returning(_PLAYER.c.id, _PLAYER.c.pin_hash))  # table-level: not the ORM's bulk-update path
-
-
-_HOLD_BY_NO = (update(_PLAYER).where(_PLAYER.c.tournament_id == bindparam("tid"),
-                                    _PLAYER.c.start_no.in_(bindparam("nos", expanding=True)),
-                                    or_(_PLAYER.c.pin_locked_until.is_(None),
-                                        _PLAYER.c.pin_locked_until <= bindparam("now")))
-               .values(pin_failures=_PLAYER.c.pin_failures).returning(*_PLAYER.c))
-_HOLD_LOADING = select(Player).from_statement(_HOLD_BY_NO).execution_options(populate_existing=True)
-_BY_NO = (select(Player).where(Player.tournament_id == bindparam("tid"),
-                               Player.start_no.in_(bindparam("nos", expanding=True)))
-          .execution_options(populate_existing=True))
+         .values(pin_failures=_PLAYER.c.pin_failures).returning(*_PLAYER.c))
+_HOLD_LOADING = select(Player).from_statement(_HOLD).execution_options(populate_existing=True)
+PLAYERS_BY_NO = select(Player).where(Player.tournament_id == bindparam("tid"),
+                                     Player.start_no.in_(bindparam("nos", expanding=True)))
+_FRESH_BY_NO = PLAYERS_BY_NO.execution_options(populate_existing=True)
 
 
 def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Player], dict[int, str | None]]:
-    """A table's players by start number, loaded by the statement that takes their rows (step 1
-    of check_pins, for the whole table), and what `_hold` gives check_pins (`held`): a phone sheet
-    reads its players and takes them in one statement, not two (issue 11). A locked player is read
-    as it stands, by a second statement, and is not held."""
+    """Step 1 of check_pins: take the rows of the players not locked (PostgreSQL: their row
+    locks; SQLite: the write lock, which BEGIN IMMEDIATE already holds), in one statement
+    that also loads them, fresh. Every attempt on every route passes here, so they take
+    their turn per player. Returns the players by start number (a locked one read as it
+    stands, by a second statement) and `held`, the fresh pin_hash by id of those taken: a
+    phone sheet reads its table's players and takes them in one statement (issue 11)."""
     loaded = db.session.scalars(_HOLD_LOADING, {"tid": t.id, "nos": list(start_nos), "now": now}).all()
     players = {p.start_no: p for p in loaded}
     held = {p.id: p.pin_hash for p in loaded}
     missing = [s for s in start_nos if s not in players]
     if missing:
-        players.update((p.start_no, p) for p in db.session.scalars(_BY_NO, {"tid": t.id, "nos": missing}))
+        players.update((p.start_no, p) for p in db.session.scalars(_FRESH_BY_NO, {"tid": t.id, "nos": missing}))
     return players, held
-
-
-def _hold(players: list[Player], now: datetime) -> dict[int, str | None]:
-    """Take the players' rows (PostgreSQL: their row locks; SQLite: the write lock,
-    which BEGIN IMMEDIATE already holds) of those not locked, in one statement: the
-    fresh pin_hash by player id; a locked player is missing (and refreshed). Every
-    attempt on every route passes here, so they take their turn per player."""
-    rows = db.session.execute(_HOLD, {"ids": [p.id for p in players], "now": now}).all()
-    held = {pid: pin_hash for pid, pin_hash in rows}
-    for player in players:
-        if player.id in held:
-            set_committed_value(player, "pin_hash", held[player.id])
-        else:
-            db.session.refresh(player, ["pin_hash", "pin_failures", "pin_locked_until"])
-    return held
 
 
 def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = None,
@@ -330,7 +311,7 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
         raise ValueError("check_pins: each player once")
     out: list[PinError | None] = [None] * len(checks)
     if held is None:
-        held = _hold(players, now)  # 1.
+        held = hold_players(t, [p.start_no for p in players], now)[1]  # 1.
     evaluate = []
     for i, (player, pin, proof) in enumerate(checks):
         if player.id not in held:

@@ -30,7 +30,8 @@ from ..sync import protocol
 from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
-from .pins import PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof, round_started
+from .pins import (PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof,
+                   round_started)
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -156,8 +157,6 @@ _ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTa
 # twin sheet committed during that wait.
 _TOURNAMENT_ROUND_TABLE = _ROUND_TABLE.add_columns(Tournament).join(Tournament, Tournament.id == Round.tournament_id)
 _LOCKED_ROUND_TABLE = _TOURNAMENT_ROUND_TABLE.execution_options(populate_existing=True)
-_PLAYERS = select(Player).where(Player.tournament_id == bindparam("tid"),
-                                Player.start_no.in_(bindparam("nos", expanding=True)))
 _SUBMISSION = select(SubmissionRow.content_hash, SubmissionRow.http_status, SubmissionRow.response).where(
     SubmissionRow.idempotency_key == bindparam("key"))
 
@@ -229,7 +228,7 @@ def table_players(t: Tournament, tab: RoundTable) -> dict[int, Player]:
         if "players" in t.__dict__:  # loaded already (the desk): no query
             cached = {p.start_no: p for p in t.players if p.start_no in tab.players}
         else:
-            cached = {p.start_no: p for p in db.session.scalars(_PLAYERS, {"tid": t.id, "nos": list(tab.players)})}
+            cached = {p.start_no: p for p in db.session.scalars(PLAYERS_BY_NO, {"tid": t.id, "nos": list(tab.players)})}
         tab.__dict__["_listok_players"] = cached
     return cached
 
