@@ -9,6 +9,7 @@ from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
 from . import admission, caching, errors, headers, i18n
+from .sync import together
 from .config import load_config
 from .database import configure_sqlite, ping_after_rest
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
@@ -40,6 +41,7 @@ def build_app(config: dict | None = None) -> Flask:
     Compress(app)  # small first load of the phone's table page and its scripts
     headers.init_app(app)
     admission.init_app(app)
+    together.init_app(app)
     caching.init_app(app)
     errors.init_app(app)
 

@@ -12,11 +12,12 @@ sheet is refused).
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 from types import SimpleNamespace
 
-from flask_babel import gettext as _
+from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
@@ -147,10 +148,15 @@ _TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_ex
 _LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
                 .limit(1).scalar_subquery())
 # the table's sheets in the same statement: a phone sheet and a poll need them (_same_sheet, shown_sheet)
-_ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
-                .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
-                .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
-                       RoundTable.number == bindparam("no")).order_by(Sheet.version))
+def _round_tables(which):
+    return (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+            .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
+            .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"), which)
+            .order_by(Sheet.version))
+
+
+_ROUND_TABLE = _round_tables(RoundTable.number == bindparam("no"))
+_ROUND_TABLES = _round_tables(RoundTable.number.in_(bindparam("nos", expanding=True)))  # submit_together
 # …and with the tournament, where nothing is locked (and a phone sheet on SQLite, locked by BEGIN IMMEDIATE
 # before it). A phone sheet on PostgreSQL locks the tournament's row in a statement of its own first: a
 # statement's snapshot predates its wait for the lock, and the table's sheets read with it would miss a
@@ -390,21 +396,26 @@ def _signed(sheet: Sheet) -> bool:
     return sheet.source == "phone" or (sheet.content or {}).get("protocol") == protocol.PROTOCOL
 
 
-def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
+def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission, together: _Together | None = None) -> None:
     """Each PIN of the sheet evaluated once, in seat order (a valid proof stands
     for a right PIN). All are checked, so that the answer can carry the proofs
     of the right ones; the first failure answers."""
-    failures, proofs = _pin_failures(t, tab, sub)
+    failures, proofs = _pin_failures(t, tab, sub, together)
     if failures:
         raise pin_refusal(failures[0], proofs)
 
 
-def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> tuple[list[PinError], dict]:
+def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission,
+                  together: _Together | None = None) -> tuple[list[PinError], dict]:
     """Every PIN of the sheet evaluated once: the failures in seat order and the right PINs' proofs."""
     failures, proofs, checks = [], {}, []
-    now = utcnow()
-    # the table's players read by the statement that takes their rows (step 1 of the lockout rule)
-    tab.__dict__["_listok_players"], held = hold_players(t, tab.players, now)
+    if together is None:
+        now = utcnow()
+        # the table's players read by the statement that takes their rows (step 1 of the lockout rule)
+        tab.__dict__["_listok_players"], held = hold_players(t, tab.players, now)
+    else:  # taken for all the batch's tables at once
+        now, held = together.now, together.held
+        tab.__dict__["_listok_players"] = {s: together.players[s] for s in tab.players if s in together.players}
     for start_no in tab.players:
         signature = sub.signature_of(start_no)
         if signature.own_phone:
@@ -452,42 +463,129 @@ def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission) -> dict[int
     return out
 
 
-def early_answer(sub: protocol.Submission) -> Answer | None:
+def early_answer(sub: protocol.Submission) -> tuple[Answer | None, tuple[int, int, int]]:
     """What is answered before any write: a refused token or table (SyncRefusal),
     or the stored answer of a replay, read without the write lock; None when the
-    sheet must be written (admission control counts only those, webapp/admission.py)."""
-    tid, round_no, table_no = read_token(sub.token)
-    check_for_token(sub.content, tid, round_no, table_no)
+    sheet must be written (admission control counts only those, webapp/admission.py).
+    With it, the (tournament, round, table) of the token, read once."""
+    place = read_token(sub.token)
+    check_for_token(sub.content, *place)
     stored = peek_submission(sub.idempotency_key)
-    return replay(stored, sub.content.hash) if stored is not None else None
+    return (replay(stored, sub.content.hash) if stored is not None else None), place
 
 
 def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
     """Check and store one signed sheet (docs/SYNC.md, POST /api/v1/sheets).
     `peeked`: early_answer has just looked the key up without the write lock."""
     tid, round_no, table_no = read_token(sub.token)
-    c = sub.content
-    check_for_token(c, tid, round_no, table_no)
-    h = c.hash
+    check_for_token(sub.content, tid, round_no, table_no)
     stored = None if peeked else peek_submission(sub.idempotency_key)
     if stored is not None:
-        return replay(stored, h)
+        return replay(stored, sub.content.hash)
     t, r, tab = locked_table(tid, round_no, table_no)
     chain.seed_head(t)
     # a request with the same key that held the lock meanwhile is found by the submission's primary
     # key at commit (IntegrityError): the caller rolls back and answers what that request stored
+    answer, new = _store_sheet(t, r, tab, sub)
+    if new:  # after the last entry: one UPDATE moves the version and the chain's head
+        bump(t, public=False)  # (the round being played: no public page shows its sheets but the player's own)
+    return answer
+
+
+@dataclass
+class _Together:
+    """What the sheets written in one transaction share (submit_together): the players of all
+    their tables taken by one statement at `now`, and the submissions' rows, inserted by one."""
+    now: object
+    players: dict
+    held: dict
+    submissions: list
+
+
+def submit_together(tid: int, subs: list[protocol.Submission], places: list[tuple[int, int]],
+                    locales: list[str | None] | None = None) -> list[Answer | SyncRefusal]:
+    """Several phone sheets of tournament `tid`, each for a table of its own and with a key of its own,
+    checked and stored one after another in the caller's transaction, exactly as `submit` would
+    one by one, but with the tournament's lock, the tables' read, the players' PIN rows, the
+    submissions' and the chain entries' INSERTs, the version bump and the commit once for them all
+    (the round-end burst's group commit, issue 11; webapp/sync/together.py gathers them). `places`:
+    each sheet's (round, table), from its token, read by the caller (early_answer). Each
+    sheet's answer or refusal, in order; a refusal's own writes are a wrong PIN's count, which are
+    kept as `submit`'s caller keeps them. The early checks (token, key) are the caller's, done.
+    Anything else raised leaves the transaction to be rolled back, and each sheet to go alone."""
+    t = load_tournament(tid, lock=True)
+    chain.seed_head(t)
+    found = _playing_tables(t, places)
+    now = utcnow()
+    tables = [x for x in found.values() if not isinstance(x, SyncRefusal)]
+    players, held = hold_players(t, [s for _r, tab in tables for s in tab.players], now) if tables else ({}, {})
+    together = _Together(now, players, held, [])
+    out: list[Answer | SyncRefusal] = []
+    new_any = False
+    for i, sub in enumerate(subs):
+        place = found[places[i]]
+        try:
+            if isinstance(place, SyncRefusal):
+                raise place
+            with _locale(locales[i] if locales else None):
+                answer, new = _store_sheet(t, *place, sub, together)
+        except SyncRefusal as e:
+            out.append(e)
+            continue
+        new_any = new_any or new
+        out.append(answer)
+    if together.submissions:
+        db.session.execute(_INSERT_SUBMISSION, together.submissions)
+    if new_any:
+        bump(t, public=False)
+    return out
+
+
+def _locale(locale: str | None):
+    """A sheet written by another request's thread answers in its own phone's language."""
+    if locale is None or locale == str(get_locale()):
+        return nullcontext()
+    return force_locale(locale)
+
+
+def _playing_tables(t: Tournament, places: list[tuple[int, int]]) -> dict:
+    """(round, table) → (round, table) if that round is being played, else its SyncRefusal: one
+    statement per round named (the batch's phones all send for the round being played)."""
+    out: dict = {}
+    for round_no in sorted({rno for rno, _no in places}):
+        nos = sorted({no for rno, no in places if rno == round_no})
+        rows = db.session.execute(_ROUND_TABLES, {"tid": t.id, "rno": round_no, "nos": nos}).unique().all()
+        by_no = {tab.number: (r, tab, later is None) for r, tab, later in rows}
+        for no in nos:
+            try:
+                out[(round_no, no)] = _playing(*by_no.get(no, (None, None, False)))
+            except SyncRefusal as e:
+                out[(round_no, no)] = e
+    return out
+
+
+def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submission,
+                 together: _Together | None = None) -> tuple[Answer, bool]:
+    """One sheet checked and stored at its table, the tournament locked: (its answer, whether it
+    stored a new sheet, which moves the version). A refusal raised before anything of this sheet
+    is written, but a wrong PIN's count (`SyncRefusal.commit`)."""
+    c = sub.content
+    h = c.hash
     _check_content(t, tab, sub)
 
     own = _own_phone_signatures(tab, sub)
     same = _same_sheet(tab, c, h)
     if same is not None:
-        _check_pins(t, tab, sub)
+        _check_pins(t, tab, sub, together)
         answer = sheet_answer(same)
-        _store_submission(sub, h, tab, same, answer)
-        audit("sheet.confirm", ACTOR, {"round": r.number, "table": tab.number, "version": same.version,
-                                       "receipt": same.receipt, "content_hash": h,
-                                       "key": sub.idempotency_key}, t.id)
-        return answer
+        _store_submission(sub, h, tab, same, answer, together)
+        payload = {"round": r.number, "table": tab.number, "version": same.version, "receipt": same.receipt,
+                   "content_hash": h, "key": sub.idempotency_key}
+        if together is None:
+            audit("sheet.confirm", ACTOR, payload, t.id)
+        else:  # with the batch's other entries, in one INSERT before commit
+            chain.append(t.id, "sheet.confirm", ACTOR, payload, hold=True)
+        return answer, False
 
     current = tab.sheet
     if c.base_version and (current is None or current.version != c.base_version):
@@ -495,7 +593,7 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
                                          "sheet is now version %(cur)d. Reload the table.",
                                          v=c.base_version, cur=current.version if current else 0),
                       current_version=current.version if current else 0)
-    pin_failed = _offline_pin_failures(t, tab, sub)
+    pin_failed = _offline_pin_failures(t, tab, sub, together)
     reissued = reissued_pins(t, r, tab)
 
     other = None
@@ -538,7 +636,7 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
         db.session.flush()  # the answer names the case's id
     answer = sheet_answer(sheet, case)
     with db.session.no_autoflush:
-        _store_submission(sub, h, tab, sheet, answer)
+        _store_submission(sub, h, tab, sheet, answer, together)
         # chain.append, not audit(): the one sheet this writes has its entry already (store_new); audit
         # would flush first to find changed sheets (any other sheet changed is still chained before
         # the commit)
@@ -546,18 +644,17 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
             "round": r.number, "table": tab.number, "version": sheet.version, "status": status,
             "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt, "content_hash": h,
             "base_version": c.base_version, "case": case.id if case else None, "key": sub.idempotency_key,
-            "signed_by": list(tab.players), "own_phone": sorted(own)}, now=True)
-    bump(t, public=False)  # after the last entry: one UPDATE moves the version and the chain's head
-    # (the round being played: no public page shows its sheets but the player's own)
-    return answer
+            "signed_by": list(tab.players), "own_phone": sorted(own)}, now=together is None, hold=True)
+    return answer, True
 
 
-def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> list[dict]:
+def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission,
+                          together: _Together | None = None) -> list[dict]:
     """PINs checked now. Online they were checked as typed, so a wrong one is refused and the
     table types it again; a sheet signed offline (`pins_unchecked`) arrives when the players may
     have left, so its wrong or locked PINs go to the referee with the sheet (kept pending) —
     the wrong attempts still count towards the lockout."""
-    failures, proofs = _pin_failures(t, tab, sub)
+    failures, proofs = _pin_failures(t, tab, sub, together)
     if not failures:
         return []
     if not sub.pins_unchecked:
@@ -565,10 +662,14 @@ def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submissi
     return [{"start_no": e.start_no, "locked": isinstance(e, PinLocked)} for e in failures]
 
 
-def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: Sheet, answer: Answer) -> None:
-    db.session.execute(_INSERT_SUBMISSION, {"idempotency_key": sub.idempotency_key, "table_id": tab.id,
-                                            "content_hash": h, "sheet_id": sheet.id,
-                                            "http_status": answer.http_status, "response": answer.body})
+def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: Sheet, answer: Answer,
+                      together: _Together | None = None) -> None:
+    row = {"idempotency_key": sub.idempotency_key, "table_id": tab.id, "content_hash": h, "sheet_id": sheet.id,
+           "http_status": answer.http_status, "response": answer.body}
+    if together is not None:
+        together.submissions.append(row)
+    else:
+        db.session.execute(_INSERT_SUBMISSION, row)
 
 
 def insert_sheet(sheet: Sheet, tid: int) -> None:

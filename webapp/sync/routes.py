@@ -14,7 +14,7 @@ from werkzeug.exceptions import HTTPException
 from .. import admission, jsonbody
 from ..extensions import csrf, db
 from ..services import sheets
-from . import protocol
+from . import protocol, together
 
 bp = Blueprint("sync", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
@@ -57,6 +57,11 @@ def _refusal(e: sheets.SyncRefusal):
 
 @bp.post("/sheets")
 def submit_sheet():
+    with together.current().coming() as coming:
+        return _submit_sheet(coming)
+
+
+def _submit_sheet(coming):
     try:
         sub = protocol.parse_submission(_body())
     except protocol.ProtocolError as e:
@@ -64,12 +69,12 @@ def submit_sheet():
     except sheets.SyncRefusal as e:
         return _refusal(e)
     try:
-        answer = sheets.early_answer(sub)
+        answer, place = sheets.early_answer(sub)
         if answer is not None:
             return _json(answer)
         with admission.current().slot():
-            answer = sheets.submit(sub, peeked=True)
-            db.session.commit()
+            # with the sheets waiting beside it, committed
+            answer = together.current().submit(sub, place, coming)
         admission.current().remember_stored(sub.idempotency_key)
     except admission.Busy as e:
         return admission.busy_answer(e)
