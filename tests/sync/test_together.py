@@ -11,8 +11,8 @@ from sqlalchemy.exc import IntegrityError
 
 from tests.helpers import issue_pins, make_tournament, open_round, signed_submission, sql_statements
 from webapp.extensions import db
-from webapp.models import Case, PinAttempt, Player, Sheet, Submission, Tournament
-from webapp.services import sheets
+from webapp.models import AuditEntry, Case, PinAttempt, Player, Sheet, Submission, Tournament
+from webapp.services import chain, sheets
 from webapp.services.common import verify_audit_chain
 from webapp.sync import protocol, together as together_module
 
@@ -76,8 +76,6 @@ def test_sheets_written_together_are_stored_and_chained_as_alone_with_one_lock_a
 
 def _seq_before(app, tid, n_sheets) -> int:
     """The chain's entries before the sheets (the draw, the PINs …): the head less the sheets' two each."""
-    from webapp.models import AuditEntry
-
     return db.session.scalar(select(func.count()).select_from(AuditEntry)
                              .where(AuditEntry.tournament_id == tid)) - 2 * n_sheets
 
@@ -145,15 +143,9 @@ def _queued(app, tid) -> int:
     return len(queue) if queue else 0
 
 
-def test_sheets_arriving_while_a_batch_is_written_go_together_and_a_second_sheet_of_a_table_waits(
-        app, six, monkeypatch):
-    """The first sheet leads alone; the six that arrive while it is written wait, and the first of
-    them leads them all in one batch but one: table 1's second sheet waits for the batch after its
-    first one's, and so finds it (the same content: one sheet, its receipt for both phones)."""
-    tid, pins = six
-    first = signed_submission(app, tid, 1, 6, _sums(6), pins=pins)
-    rest = [signed_submission(app, tid, 1, n, _sums(n), pins=pins) for n in range(1, 6)]
-    twin = signed_submission(app, tid, 1, 1, _sums(1), pins=pins)  # table 1's other phone, same sums
+def _behind_a_batch(app, tid, monkeypatch, first, rest):
+    """`first` posted and held inside its batch until all of `rest` (posted meanwhile) wait behind
+    it; then all answered. Returns the batches' table numbers and the answers, in body order."""
     gate, entered = threading.Event(), threading.Event()
     real = sheets.submit_together
     batches = []
@@ -168,15 +160,28 @@ def test_sheets_arriving_while_a_batch_is_written_go_together_and_a_second_sheet
     monkeypatch.setattr(together_module.sheets, "submit_together", gated)
     threads, answers = _post_all(app, [first])
     assert entered.wait(30)
-    more, more_answers = _post_all(app, rest + [twin])
+    more, more_answers = _post_all(app, rest)
     deadline = time.monotonic() + 30
-    while _queued(app, tid) < 6 and time.monotonic() < deadline:
+    while _queued(app, tid) < len(rest) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert _queued(app, tid) == 6  # the leader took its own; six behind it
+    assert _queued(app, tid) == len(rest)  # the leader took its own; the rest behind it
     gate.set()
     for th in threads + more:
         th.join(30)
-    answers += more_answers
+    assert app.extensions["together"]._waiting == {}
+    return batches, answers + more_answers
+
+
+def test_sheets_arriving_while_a_batch_is_written_go_together_and_a_second_sheet_of_a_table_waits(
+        app, six, monkeypatch):
+    """The first sheet leads alone; the six that arrive while it is written wait, and the first of
+    them leads them all in one batch but one: table 1's second sheet waits for the batch after its
+    first one's, and so finds it (the same content: one sheet, its receipt for both phones)."""
+    tid, pins = six
+    first = signed_submission(app, tid, 1, 6, _sums(6), pins=pins)
+    rest = [signed_submission(app, tid, 1, n, _sums(n), pins=pins) for n in range(1, 6)]
+    twin = signed_submission(app, tid, 1, 1, _sums(1), pins=pins)  # table 1's other phone, same sums
+    batches, answers = _behind_a_batch(app, tid, monkeypatch, first, rest + [twin])
     assert all(a is not None and a[0] == 200 for a in answers), answers
     assert batches == [[6], [1, 2, 3, 4, 5], [1]]
     assert answers[1][1]["receipt"] == answers[-1][1]["receipt"]  # table 1's two phones
@@ -184,7 +189,29 @@ def test_sheets_arriving_while_a_batch_is_written_go_together_and_a_second_sheet
         assert db.session.scalar(select(func.count()).select_from(Sheet)) == 6
         assert db.session.scalar(select(func.count()).select_from(Submission)) == 7
         assert verify_audit_chain() is None
-    assert app.extensions["together"]._waiting == {}
+
+
+def test_a_receipt_taken_in_a_batch_is_extended_before_the_answer_names_it(app, six, monkeypatch):
+    """New sheets of a batch whose receipt (the first 8 characters of their entries' hashes) another
+    sheet has: each row's INSERT finds it taken, and the sheet gets its 10-character receipt before
+    its answer and its sheet.phone entry name it, in the same batch."""
+    tid, pins = six
+    real = chain.receipt_candidates
+    monkeypatch.setattr(chain, "receipt_candidates", lambda h: ["AAAA-AAAA"] + real(h)[1:])
+    first = signed_submission(app, tid, 1, 6, _sums(6), pins=pins)
+    batches, answers = _behind_a_batch(app, tid, monkeypatch, first,
+                                       [signed_submission(app, tid, 1, n, _sums(n), pins=pins) for n in (1, 2)])
+    assert batches == [[6], [1, 2]]
+    assert all(a is not None and a[0] == 200 for a in answers), answers
+    receipts = [a[1]["receipt"] for a in answers]
+    assert receipts[0] == "AAAA-AAAA" and len(set(receipts)) == 3
+    assert all(len(r) == 12 for r in receipts[1:])
+    with app.app_context():
+        assert sorted(db.session.scalars(select(Sheet.receipt))) == sorted(receipts)
+        phone = {e.payload["receipt"] for e in db.session.scalars(select(AuditEntry).where(
+            AuditEntry.tournament_id == tid, AuditEntry.action == "sheet.phone"))}
+        assert phone == set(receipts)
+        assert verify_audit_chain() is None
 
 
 def test_a_batch_that_fails_as_a_whole_is_rolled_back_and_each_sheet_goes_alone(app, six, monkeypatch):
