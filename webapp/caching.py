@@ -29,7 +29,7 @@ from flask_babel import get_locale
 from sqlalchemy import bindparam, select
 
 from . import i18n
-from .database import read_once
+from .database import read_row
 from .extensions import db
 from .models import Tournament
 from .services.cache import VersionedCache
@@ -84,8 +84,7 @@ def not_modified(name: str, tid: int):
     from the clock (the SEM-C9 window's minutes, the projector's 5 s step) is
     reused for at most MEMO_SECONDS, well inside the max-age a proxy may keep the
     page for anyway."""
-    with read_once() as conn:
-        row = conn.execute(_STAMP, {"tid": tid}).first()
+    row = read_row(_STAMP, {"tid": tid})
     if row is None:
         return None
     stamp = tuple(row)

@@ -45,14 +45,51 @@ def in_write_request() -> bool:
     return has_request_context() and request.method not in READ_ONLY_METHODS
 
 
-def read_once():
-    """A connection of its own for one read (a page's stamp, a replay's key): never a writer
-    on SQLite (`_on_begin`), and on PostgreSQL in autocommit, so the statement is its only
-    round trip (no BEGIN before it, no ROLLBACK when the connection goes back to the pool)."""
-    conn = db.engine.connect()
-    if conn.dialect.name == "sqlite":
-        return conn.execution_options(read_only=True)
-    return conn.execution_options(read_only=True, isolation_level="AUTOCOMMIT")
+def read_row(statement, params: dict):
+    """The first row of `statement` (None if none) on a pooled connection of its own, for one read
+    (a page's stamp, a replay's key): never a writer on SQLite (no BEGIN), and on PostgreSQL in
+    autocommit, so the statement is its only round trip (no BEGIN before it, no ROLLBACK when the
+    connection goes back to the pool). Straight on the driver's cursor, the statement compiled
+    once per dialect: a phone sheet and a revalidated page pay for no execution context."""
+    engine = db.engine
+    sql, names, processors = _compiled(engine.dialect, statement)
+    pooled = engine.raw_connection()
+    try:
+        dbapi = pooled.driver_connection
+        autocommit = engine.dialect.name == "postgresql"
+        if autocommit:
+            dbapi.autocommit = True  # psycopg: the client's setting, no round trip
+        try:
+            for listen in READ_ROW_LISTENERS:
+                listen(sql)
+            cur = dbapi.cursor()
+            cur.execute(sql, [params[n] for n in names] if names is not None else params)
+            row = cur.fetchone()
+            cur.close()
+        finally:
+            if autocommit:
+                dbapi.autocommit = False
+    finally:
+        pooled.close()
+    if row is None:
+        return None
+    return tuple(p(v) if p else v for p, v in zip(processors, row))
+
+
+_COMPILED: dict = {}
+READ_ROW_LISTENERS: list = []  # called with each statement read_row runs (the tests' statement counts)
+
+
+def _compiled(dialect, statement):
+    """(SQL, positional parameter names or None for named ones, each column's result processor)."""
+    key = (dialect.name, id(statement))
+    found = _COMPILED.get(key)
+    if found is None:
+        compiled = statement.compile(dialect=dialect)
+        names = list(compiled.positiontup) if compiled.positional else None
+        processors = [c.type._cached_result_processor(dialect, None) for c in statement.selected_columns]
+        found = _COMPILED[key] = (compiled.string, names, processors, statement)  # the statement kept: its id
+    return found[:3]
 
 
 def configure_sqlite(engine: Engine) -> None:

@@ -377,11 +377,15 @@ class AuditEntry(db.Model):
         return hashlib.sha256(body.encode()).hexdigest()
 
     def canonical(self) -> bytes:
-        """What a chain entry's hash covers (docs/SECURITY.md): keys sorted, no whitespace, UTF-8."""
-        return json.dumps({"chain": "listok-chain/1", "tournament": self.tournament_id, "seq": self.seq,
-                           "prev": self.prev_hash, "kind": self.action, "actor": self.actor,
-                           "at": self.at.isoformat(timespec="microseconds"), "payload": self.payload},
-                          sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return entry_canonical(self.tournament_id, self.seq, self.prev_hash, self.action, self.actor, self.at,
+                               self.payload)
+
+
+def entry_canonical(tournament_id, seq, prev_hash, action, actor, at, payload) -> bytes:
+    """What a chain entry's hash covers (docs/SECURITY.md): keys sorted, no whitespace, UTF-8."""
+    return json.dumps({"chain": "listok-chain/1", "tournament": tournament_id, "seq": seq, "prev": prev_hash,
+                       "kind": action, "actor": actor, "at": at.isoformat(timespec="microseconds"),
+                       "payload": payload}, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 class PublishedHead(db.Model):

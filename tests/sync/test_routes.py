@@ -91,7 +91,7 @@ def test_a_replay_is_one_read_on_a_connection_of_its_own(app, client, game, tmp_
     """The replay check (peek_submission) reads the key on a connection of its own: on SQLite it
     never takes the write lock (a replay waits for nobody); on PostgreSQL in autocommit, so a
     replay costs the database one round trip, its SELECT, with no BEGIN before it and no ROLLBACK
-    after (database.read_once)."""
+    after (database.read_row)."""
     with app.app_context():
         engine = db.engine
     checkouts = []
@@ -469,6 +469,24 @@ def test_an_expired_token_is_gone(app, client, game):
     app.config["LISTOK_TABLE_TOKEN_MAX_AGE"] = -1
     r = post(client, game.body())
     assert r.status_code == 410 and set(r.json) == {"status", "message"} and r.json["status"] == "gone"
+
+
+def test_a_token_found_genuine_before_still_expires_and_a_forged_one_is_never_kept(app, client, game, monkeypatch):
+    """Tokens are checked once per process and kept (tokens._GENUINE): a kept one is still
+    refused once older than the limit, and one with a bad signature is never kept."""
+    from webapp.services import tokens
+
+    body = game.body()
+    state = client.get(f"/api/v1/table?token={body['token']}")
+    assert state.status_code == 200
+    assert any(token == body["token"] for _secret, token in tokens._GENUINE)
+    later = tokens.time.time() + tokens.DEFAULT_MAX_AGE + 5
+    monkeypatch.setattr(tokens.time, "time", lambda: later)
+    r = post(client, body)
+    assert r.status_code == 410 and r.json["status"] == "gone"
+    forged = body["token"][:-2] + ("AA" if not body["token"].endswith("AA") else "BB")
+    assert client.get(f"/api/v1/table?token={forged}").status_code == 403
+    assert not any(token == forged for _secret, token in tokens._GENUINE)
 
 
 def test_a_token_of_a_round_not_being_played_is_gone(app, client, game):

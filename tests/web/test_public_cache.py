@@ -77,7 +77,7 @@ def test_a_kept_body_is_answered_from_the_stamp_alone(app, client, venue, monkey
     """A visitor without the page (a plain GET, the projector's next poll in a new
     browser) gets the body kept under the ETag the page made for this stamp: one
     SELECT, no tournament loaded, nothing rendered; on PostgreSQL one round trip, in
-    autocommit (no BEGIN and ROLLBACK around it: database.read_once)."""
+    autocommit (no BEGIN and ROLLBACK around it: database.read_row)."""
     monkeypatch.setattr(caching, "MEMO_SECONDS", 60)  # a busy test machine may stall past the 1 s
     tid, _pins = venue
     for path in pages(tid):

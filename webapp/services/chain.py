@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from sqlalchemy import bindparam, event, insert, select, text, update
 from sqlalchemy.orm import Session
@@ -27,7 +28,7 @@ from sqlalchemy.orm.attributes import get_history, set_committed_value
 
 from ..database import in_write_request
 from ..extensions import db
-from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, utcnow
+from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, entry_canonical, utcnow
 from ..sync import protocol
 from .keys import derived_key
 
@@ -162,7 +163,7 @@ def _is_pg() -> bool:
     return db.session.get_bind().dialect.name == "postgresql"
 
 
-def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False, hold: bool = False) -> AuditEntry:
+def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False, hold: bool = False):
     """One entry at the end of the tournament's chain, within the caller's transaction.
     The tournament row is locked until commit (PostgreSQL; SQLite's BEGIN IMMEDIATE
     serialises writers anyway), so two writers never chain onto the same head; the
@@ -170,49 +171,53 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
     at once by a table-level INSERT instead of the next flush (the phone sheet's hot path).
     With `hold`, its row waits for the next `now` entry, and both go in one statement (a
     phone sheet's two entries: one round trip less inside the tournament's lock); before
-    commit at the latest (a rollback drops it with the rest)."""
-    heads = db.session.info.setdefault(HEADS, {})
+    commit at the latest (a rollback drops it with the rest). An entry inserted by the
+    table-level INSERT is returned as its row's values (no ORM object: a phone sheet's
+    entries cost a sixth of its CPU as AuditEntry objects), else as the AuditEntry added."""
+    session = db.session()
+    heads = session.info.setdefault(HEADS, {})
     if tid in heads:  # this transaction's own last entry: the row is locked since, nobody else moved it
         seq, prev = heads[tid]
         seq += 1
     else:
         q = select(Tournament.chain_seq, Tournament.chain_head).where(Tournament.id == tid)
-        if _is_pg():
+        if session.get_bind().dialect.name == "postgresql":
             q = q.with_for_update()
-        row = db.session.execute(q).one_or_none()
+        row = session.execute(q).one_or_none()
         if row is None:
             raise ValueError(f"no tournament {tid} for the chain entry {kind}")
         seq, prev = (row.chain_seq or 0) + 1, row.chain_head or ""
-    entry = AuditEntry(tournament_id=tid, seq=seq, at=utcnow(), actor=actor or "", action=kind,
-                       payload=plain(payload), prev_hash=prev)
-    entry.hash = entry.compute_hash()
-    entry.mac = entry_mac(tid, entry.hash)
+    at, actor, payload = utcnow(), actor or "", plain(payload)
+    h = hashlib.sha256(entry_canonical(tid, seq, prev, kind, actor, at, payload)).hexdigest()
+    values = {"tournament_id": tid, "seq": seq, "mac": entry_mac(tid, h), "at": at, "actor": actor, "action": kind,
+              "payload": payload, "prev_hash": prev, "hash": h}
+    nested = session.in_nested_transaction()
     if now or hold:
-        db.session.info.setdefault(HELD, []).append({name: getattr(entry, name) for name in _ENTRY_COLUMNS})
-        if now or db.session().in_nested_transaction():
-            write_held(db.session)
+        session.info.setdefault(HELD, []).append(values)
+        if now or nested:
+            write_held(session)
+        entry = SimpleNamespace(**values)
     else:
-        db.session.add(entry)
-    mac = head_mac(tid, seq, entry.hash)
-    heads[tid] = (seq, entry.hash)
+        entry = AuditEntry(**values)
+        session.add(entry)
+    heads[tid] = (seq, h)
     # the row keeps the head from one UPDATE per transaction, not one per entry: before commit,
     # or merged into the version bump (services/common.bump); a savepoint's at once
-    db.session.info.setdefault(UNWRITTEN, {})[tid] = mac
-    if db.session().in_nested_transaction():
-        write_heads(db.session)
-    t = db.session.identity_map.get(db.session.identity_key(Tournament, tid))
+    session.info.setdefault(UNWRITTEN, set()).add(tid)
+    if nested:
+        write_heads(session)
+    t = session.identity_map.get(session.identity_key(Tournament, tid))
     if t is not None:
-        for name, value in (("chain_seq", seq), ("chain_head", entry.hash), ("chain_mac", mac)):
-            set_committed_value(t, name, value)
+        set_committed_value(t, "chain_seq", seq)
+        set_committed_value(t, "chain_head", h)
     return entry
 
 
-_ENTRY_COLUMNS = ("tournament_id", "seq", "mac", "at", "actor", "action", "payload", "prev_hash", "hash")
 _INSERT_ENTRY = insert(AuditEntry.__table__)
 
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
 HELD = "chain_held_entries"  # session.info: rows of entries appended with `hold`, not inserted yet
-UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid: head MAC} of heads not yet in the tournament row
+UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid} whose head is not yet in the tournament row
 
 
 def write_held(session) -> None:
@@ -223,16 +228,20 @@ def write_held(session) -> None:
 
 def unwritten_head(session, tid: int) -> dict:
     """The values that bring the tournament row's head up to this transaction's last entry
-    (empty when it is there already); `head_written` once an UPDATE carried them."""
-    mac = (session.info.get(UNWRITTEN) or {}).get(tid)
-    if mac is None:
+    (empty when it is there already); `head_written` once an UPDATE carried them. The head's
+    MAC is computed here, once per write of the row, not once per entry."""
+    if tid not in (session.info.get(UNWRITTEN) or ()):
         return {}
     seq, h = session.info[HEADS][tid]
+    mac = head_mac(tid, seq, h)
+    t = session.identity_map.get(session.identity_key(Tournament, tid))
+    if t is not None:
+        set_committed_value(t, "chain_mac", mac)
     return {"chain_seq": seq, "chain_head": h, "chain_mac": mac}
 
 
 def head_written(session, tid: int) -> None:
-    (session.info.get(UNWRITTEN) or {}).pop(tid, None)
+    (session.info.get(UNWRITTEN) or set()).discard(tid)
 
 
 def write_heads(session) -> None:
@@ -258,7 +267,7 @@ def _save_heads(session, transaction):
         if session.info.get(HELD):  # it would be written inside the savepoint and lost with its rollback
             raise RuntimeError("chain entries held (append(hold=True)) must be written before a savepoint")
         session.info.setdefault(SAVED, []).append((dict(session.info.get(HEADS) or {}),
-                                                   dict(session.info.get(UNWRITTEN) or {})))
+                                                   set(session.info.get(UNWRITTEN) or ())))
 
 
 @event.listens_for(Session, "after_transaction_end")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from functools import lru_cache
 
 from flask import current_app
 
@@ -16,5 +17,10 @@ def derived_key(*purpose) -> bytes:
     secret = current_app.config["SECRET_KEY"]
     if not secret:
         raise RuntimeError("the server has no secret key")
-    message = ("listok-key/1:" + ":".join(str(p) for p in purpose)).encode()
-    return hmac.new(str(secret).encode(), message, hashlib.sha256).digest()
+    return _derive(str(secret), ":".join(map(str, purpose)))
+
+
+@lru_cache(maxsize=1024)
+def _derive(secret: str, purpose: str) -> bytes:
+    # a phone sheet needs a key per MAC and PIN it checks: derived once per process, not each time
+    return hmac.new(secret.encode(), ("listok-key/1:" + purpose).encode(), hashlib.sha256).digest()

@@ -21,7 +21,7 @@ from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_once
+from ..database import read_row
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
                       Submission as SubmissionRow, Tournament, utcnow)
@@ -282,10 +282,9 @@ def replay(stored: SubmissionRow, content_hash: str) -> Answer:
 def peek_submission(key: str) -> SubmissionRow | None:
     """The stored submission for this key, read on a connection of its own without waiting for
     a writer: on SQLite it never takes the write lock; on PostgreSQL it is in autocommit
-    (database.read_once), so a replay costs one round trip, not a BEGIN, the SELECT and a
+    (database.read_row), so a replay costs one round trip, not a BEGIN, the SELECT and a
     ROLLBACK in the request's transaction."""
-    with read_once() as conn:
-        row = conn.execute(_SUBMISSION, {"key": key}).first()
+    row = read_row(_SUBMISSION, {"key": key})
     if row is None:
         return None
     return SubmissionRow(idempotency_key=key, content_hash=row[0], http_status=row[1], response=row[2])
@@ -408,7 +407,7 @@ def _check_pins(t: Tournament, tab: RoundTable, sub: protocol.Submission, togeth
 def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission,
                   together: _Together | None = None) -> tuple[list[PinError], dict]:
     """Every PIN of the sheet evaluated once: the failures in seat order and the right PINs' proofs."""
-    failures, proofs, checks = [], {}, []
+    proofs, checks = {}, []
     if together is None:
         now = utcnow()
         # the table's players read by the statement that takes their rows (step 1 of the lockout rule)
@@ -422,12 +421,11 @@ def _pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission,
             continue  # its PIN was checked when it was given (sign_draft)
         checks.append((seated_player(t, tab, start_no), signature.pin, (signature.hash, signature.pin_proof)))
     # one statement per step of the lockout rule for the whole table (services/pins.check_pins)
-    for (player, _pin, (signed_hash, _proof)), error in zip(checks, check_pins(t, checks, now, held)
-                                                            if checks else []):
-        if error is not None:
-            failures.append(error)
-        else:
-            proofs[player.start_no] = pin_proof(t.id, player.start_no, signed_hash, player.pin_hash)
+    errors = check_pins(t, checks, now, held) if checks else []
+    failures = [e for e in errors if e is not None]
+    if failures:  # the right PINs' proofs go with the refusal only
+        proofs = {player.start_no: pin_proof(t.id, player.start_no, signed_hash, player.pin_hash)
+                  for (player, _pin, (signed_hash, _proof)), error in zip(checks, errors) if error is None}
     return failures, proofs
 
 
