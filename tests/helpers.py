@@ -221,12 +221,12 @@ def sql_statements(app):
         seen.append(statement)
 
     event.listen(engine, "before_cursor_execute", listen)
-    database.READ_ROW_LISTENERS.append(seen.append)  # straight on the driver's cursor (database.read_row)
+    database.RAW_LISTENERS.append(seen.append)  # straight on the driver's cursor (database.read_row, run_many)
     try:
         yield seen
     finally:
         event.remove(engine, "before_cursor_execute", listen)
-        database.READ_ROW_LISTENERS.remove(seen.append)
+        database.RAW_LISTENERS.remove(seen.append)
 
 
 @contextmanager

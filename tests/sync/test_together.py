@@ -191,10 +191,12 @@ def test_sheets_arriving_while_a_batch_is_written_go_together_and_a_second_sheet
         assert verify_audit_chain() is None
 
 
-def test_a_receipt_taken_in_a_batch_is_extended_before_the_answer_names_it(app, six, monkeypatch):
+def test_a_receipt_taken_in_a_batch_sends_its_sheets_alone_where_the_longer_receipt_is_found(
+        app, six, monkeypatch):
     """New sheets of a batch whose receipt (the first 8 characters of their entries' hashes) another
-    sheet has: each row's INSERT finds it taken, and the sheet gets its 10-character receipt before
-    its answer and its sheet.phone entry name it, in the same batch."""
+    sheet has: the batch's INSERT of their rows finds it taken and the batch stores nothing; each
+    sheet goes alone and gets its 10-character receipt before its answer and its sheet.phone
+    entry name it."""
     tid, pins = six
     real = chain.receipt_candidates
     monkeypatch.setattr(chain, "receipt_candidates", lambda h: ["AAAA-AAAA"] + real(h)[1:])

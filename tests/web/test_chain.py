@@ -283,8 +283,9 @@ def test_a_receipt_colliding_with_another_is_extended(app, played):
 def test_a_phone_sheet_s_receipt_is_checked_by_its_insert_and_extended_on_a_collision(app, client, played,
                                                                                       runner, monkeypatch):
     """A phone sheet's row goes in with its 8-character receipt only if no other sheet of the
-    tournament has it (the INSERT checks, no SELECT before it); when one has, the row goes in with
-    the 10-character one, which the phone's answer and the sheet.phone entry carry too."""
+    tournament has it (the INSERT checks, no SELECT before it); when one has, its batch is rolled
+    back (sync/together.py), and alone the row goes in with the 10-character one, which the
+    phone's answer and the sheet.phone entry carry too."""
     pins = issue_pins(app, played)
     open_round(app, played)
     with app.app_context():
@@ -296,7 +297,8 @@ def test_a_phone_sheet_s_receipt_is_checked_by_its_insert_and_extended_on_a_coll
         answer = client.post("/api/v1/sheets", json=body).json
     assert answer["status"] == "accepted" and answer["receipt"] != taken
     inserts = [x for x in seen if x.lstrip().upper().startswith("INSERT INTO SHEET")]
-    assert len(inserts) == 2 and "NOT (EXISTS" in inserts[0].upper(), inserts  # refused, then the longer one
+    # refused in the batch, refused alone, then the longer one
+    assert len(inserts) == 3 and all("NOT (EXISTS" in x.upper() for x in inserts[:2]), inserts
     with app.app_context():
         new = db.session.scalar(select(Sheet).where(Sheet.receipt == answer["receipt"]))
         h = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id == played,

@@ -21,7 +21,7 @@ from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_row
+from ..database import read_row, run_many
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
                       Submission as SubmissionRow, Tournament, utcnow)
@@ -493,10 +493,12 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
 @dataclass
 class _Together:
     """What the sheets written in one transaction share (submit_together): the players of all
-    their tables taken by one statement at `now`, and the submissions' rows, inserted by one."""
+    their tables taken by one statement at `now`; the new sheets no case names and the
+    submissions' rows (with their sheets), inserted at the end (insert_sheets, one INSERT)."""
     now: object
     players: dict
     held: dict
+    sheets: list
     submissions: list
 
 
@@ -517,7 +519,7 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
     now = utcnow()
     tables = [x for x in found.values() if not isinstance(x, SyncRefusal)]
     players, held = hold_players(t, [s for _r, tab in tables for s in tab.players], now) if tables else ({}, {})
-    together = _Together(now, players, held, [])
+    together = _Together(now, players, held, [], [])
     out: list[Answer | SyncRefusal] = []
     new_any = False
     for i, sub in enumerate(subs):
@@ -532,8 +534,10 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
             continue
         new_any = new_any or new
         out.append(answer)
+    if together.sheets:
+        insert_sheets(t.id, together.sheets)
     if together.submissions:
-        db.session.execute(_INSERT_SUBMISSION, together.submissions)
+        db.session.execute(_INSERT_SUBMISSION, [{**row, "sheet_id": sheet.id} for row, sheet in together.submissions])
     if new_any:
         bump(t, public=False)
     return out
@@ -620,7 +624,10 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
         # its chain entry first, so the row is inserted with its chain_seq and receipt (a prefix of the
         # entry's hash) instead of updated twice after; the entry's row goes in with sheet.phone's below
         chain.store_new(sheet, t.id, r.number, tab.number, tab.players, ACTOR)
-        insert_sheet(sheet, t.id)
+        if together is not None and kind is None:
+            together.sheets.append(sheet)  # nothing names its id before the batch's end
+        else:
+            insert_sheet(sheet, t.id)
     case = None
     if kind is not None:
         case = Case(tournament_id=t.id, round=r.number, table=tab.number, kind=kind, status="open",
@@ -662,12 +669,12 @@ def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submissi
 
 def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: Sheet, answer: Answer,
                       together: _Together | None = None) -> None:
-    row = {"idempotency_key": sub.idempotency_key, "table_id": tab.id, "content_hash": h, "sheet_id": sheet.id,
+    row = {"idempotency_key": sub.idempotency_key, "table_id": tab.id, "content_hash": h,
            "http_status": answer.http_status, "response": answer.body}
     if together is not None:
-        together.submissions.append(row)
+        together.submissions.append((row, sheet))  # the sheet's id may come with the batch's INSERTs
     else:
-        db.session.execute(_INSERT_SUBMISSION, row)
+        db.session.execute(_INSERT_SUBMISSION, {**row, "sheet_id": sheet.id})
 
 
 def insert_sheet(sheet: Sheet, tid: int) -> None:
@@ -677,12 +684,37 @@ def insert_sheet(sheet: Sheet, tid: int) -> None:
     other sheet of the tournament has its receipt (the entry hash's first 8 characters): a SELECT
     fewer inside the tournament's lock. In the rare case one has, the longer receipt is found and
     the row inserted with it."""
-    values = {c.key: sheet.__dict__[c.key] for c in _SHEET_COLUMNS if c.key in sheet.__dict__}
+    values = _sheet_values(sheet)
     row = db.session.execute(_guarded_insert(tuple(values)), {**values, "receipt_tid": tid}).first()
     if row is None:  # 40 bits in common with another sheet's receipt
         sheet.receipt = values["receipt"] = chain.unused_receipt(tid, sheet._stored_hash)
         row = db.session.execute(_INSERT_SHEET.returning(Sheet.__table__.c.id), values).first()
     sheet.id = row[0]
+
+
+class ReceiptTaken(Exception):
+    """A receipt of a batch's new sheets is another sheet's: the batch goes alone (insert_sheet)."""
+
+
+def insert_sheets(tid: int, new: list[Sheet]) -> None:
+    """The new phone sheets of a batch (submit_together) by insert_sheet's guarded INSERT each, on
+    PostgreSQL all in one round trip (database.run_many). Where a receipt is another sheet's
+    (40 bits in common; that INSERT inserts nothing), ReceiptTaken: the batch is rolled back and
+    each of its sheets goes alone, where insert_sheet finds the longer receipt before the answer
+    and the sheet.phone entry name it."""
+    rows = [_sheet_values(s) for s in new]
+    keys = tuple(rows[0])
+    if any(tuple(row) != keys for row in rows):
+        raise ValueError("the new sheets of a batch have different columns")
+    ids = run_many(_guarded_insert(keys), [{**row, "receipt_tid": tid} for row in rows])
+    if None in ids:
+        raise ReceiptTaken([s.receipt for s, i in zip(new, ids) if i is None])
+    for sheet, sheet_id in zip(new, ids):
+        sheet.id = sheet_id
+
+
+def _sheet_values(sheet: Sheet) -> dict:
+    return {c.key: sheet.__dict__[c.key] for c in _SHEET_COLUMNS if c.key in sheet.__dict__}
 
 
 _SHEET_COLUMNS = [c for c in Sheet.__table__.columns if c.key != "id"]
