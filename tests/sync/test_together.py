@@ -241,3 +241,44 @@ def test_a_batch_that_fails_as_a_whole_is_rolled_back_and_each_sheet_goes_alone(
         assert stored == {a.json["receipt"] for a in answers} and len(stored) == 3
         assert verify_audit_chain() is None
     assert app.extensions["together"]._waiting == {}
+
+
+def test_a_sheet_waiting_for_a_batch_holds_no_transaction(app, six, monkeypatch):
+    """A request that read the database before its sheet (a signed-in browser's user, on SQLite
+    under BEGIN IMMEDIATE: the write lock) ends that transaction before it waits: the batch it
+    waits for must take the lock."""
+    tid, pins = six
+    first = signed_submission(app, tid, 1, 6, _sums(6), pins=pins)
+    second = signed_submission(app, tid, 1, 1, _sums(1), pins=pins)
+    gate, entered = threading.Event(), threading.Event()
+    real = sheets.submit_together
+
+    def gated(tid_, subs, places, locales=None):
+        if not entered.is_set():
+            entered.set()
+            assert gate.wait(30)
+        return real(tid_, subs, places, locales)
+
+    monkeypatch.setattr(together_module.sheets, "submit_together", gated)
+    threads, answers = _post_all(app, [first])
+    assert entered.wait(30)
+    out = {}
+
+    def follow():
+        with app.test_request_context(URL, method="POST"):
+            db.session.execute(select(func.count()).select_from(Tournament))  # a transaction of its own
+            sub = protocol.parse_submission(second)
+            out["answer"] = app.extensions["together"].submit(sub, (tid, 1, 1))
+            db.session.remove()
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    deadline = time.monotonic() + 30
+    while _queued(app, tid) < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    gate.set()
+    for th in threads + [follower]:
+        th.join(30)
+    assert time.monotonic() - started < 10  # no wait for the other's lock (SQLite's busy timeout is 15 s)
+    assert answers[0][0] == 200 and out["answer"].body["status"] == "accepted"

@@ -78,6 +78,8 @@ class Together:
         `sheets.submit(sub, peeked=True)` and a commit would. `coming`: what `coming()` yielded
         for this request."""
         tid, round_no, table_no = place
+        if db.session().in_transaction():  # nothing waits holding a transaction (on SQLite: the write lock)
+            db.session.commit()
         me = _Waiting(sub, (round_no, table_no), str(get_locale()))
         with self._lock:
             queue = self._waiting.get(tid)
