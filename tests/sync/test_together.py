@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import func, select
@@ -143,9 +144,10 @@ def _queued(app, tid) -> int:
     return len(queue) if queue else 0
 
 
-def _behind_a_batch(app, tid, monkeypatch, first, rest):
-    """`first` posted and held inside its batch until all of `rest` (posted meanwhile) wait behind
-    it; then all answered. Returns the batches' table numbers and the answers, in body order."""
+@contextmanager
+def _first_batch_held(app, monkeypatch, first):
+    """`first` posted and held inside its batch (sheets.submit_together) while the block runs, then
+    let go and answered. Yields the batches' table numbers, as each batch starts, and the answers."""
     gate, entered = threading.Event(), threading.Event()
     real = sheets.submit_together
     batches = []
@@ -160,13 +162,28 @@ def _behind_a_batch(app, tid, monkeypatch, first, rest):
     monkeypatch.setattr(together_module.sheets, "submit_together", gated)
     threads, answers = _post_all(app, [first])
     assert entered.wait(30)
-    more, more_answers = _post_all(app, rest)
+    try:
+        yield batches, answers
+    finally:
+        gate.set()
+        for th in threads:
+            th.join(30)
+
+
+def _wait_queued(app, tid, n: int) -> None:
     deadline = time.monotonic() + 30
-    while _queued(app, tid) < len(rest) and time.monotonic() < deadline:
+    while _queued(app, tid) < n and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert _queued(app, tid) == len(rest)  # the leader took its own; the rest behind it
-    gate.set()
-    for th in threads + more:
+    assert _queued(app, tid) == n  # the leader took its own; these wait behind it
+
+
+def _behind_a_batch(app, tid, monkeypatch, first, rest):
+    """`first` held inside its batch until all of `rest` (posted meanwhile) wait behind it; then
+    all answered. Returns the batches' table numbers and the answers, in body order."""
+    with _first_batch_held(app, monkeypatch, first) as (batches, answers):
+        more, more_answers = _post_all(app, rest)
+        _wait_queued(app, tid, len(rest))
+    for th in more:
         th.join(30)
     assert app.extensions["together"]._waiting == {}
     return batches, answers + more_answers
@@ -250,18 +267,6 @@ def test_a_sheet_waiting_for_a_batch_holds_no_transaction(app, six, monkeypatch)
     tid, pins = six
     first = signed_submission(app, tid, 1, 6, _sums(6), pins=pins)
     second = signed_submission(app, tid, 1, 1, _sums(1), pins=pins)
-    gate, entered = threading.Event(), threading.Event()
-    real = sheets.submit_together
-
-    def gated(tid_, subs, places, locales=None):
-        if not entered.is_set():
-            entered.set()
-            assert gate.wait(30)
-        return real(tid_, subs, places, locales)
-
-    monkeypatch.setattr(together_module.sheets, "submit_together", gated)
-    threads, answers = _post_all(app, [first])
-    assert entered.wait(30)
     out = {}
 
     def follow():
@@ -272,13 +277,10 @@ def test_a_sheet_waiting_for_a_batch_holds_no_transaction(app, six, monkeypatch)
             db.session.remove()
 
     follower = threading.Thread(target=follow)
-    follower.start()
-    deadline = time.monotonic() + 30
-    while _queued(app, tid) < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    started = time.monotonic()
-    gate.set()
-    for th in threads + [follower]:
-        th.join(30)
+    with _first_batch_held(app, monkeypatch, first) as (_batches, answers):
+        follower.start()
+        _wait_queued(app, tid, 1)
+        started = time.monotonic()
+    follower.join(30)
     assert time.monotonic() - started < 10  # no wait for the other's lock (SQLite's busy timeout is 15 s)
     assert answers[0][0] == 200 and out["answer"].body["status"] == "accepted"
