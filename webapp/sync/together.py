@@ -139,8 +139,8 @@ class Together:
             results = [ALONE] * len(batch)
             current_app.logger.info("%d phone sheets of tournament %d go alone", len(batch), tid, exc_info=True)
         finally:
-            for w, result in zip(batch, results):
-                w.result, w.done = result, True
+            for i, w in enumerate(batch):  # every sheet of the batch is answered, come what may
+                w.result, w.done = (results[i] if i < len(results) else ALONE), True
                 w.turn.set()
             with self._lock:
                 queue = self._waiting[tid]
