@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from webapp.rules.exchange import load
-from webapp.rules.report import (ReportError, draw_report, is_final, rating_report, season_report,
+from webapp.rules.report import (BRIEF_KEYS, ReportError, draw_report, is_final, rating_report, season_report,
                                  standings_report)
 from webapp.rules.season import BONUS
 from webapp.rules.seating import cut_leaves_nobody, draw
@@ -28,6 +28,21 @@ def poprad():
 @pytest.fixture(scope="module")
 def zilina():
     return load(DATA / "sem27_zilina.json")
+
+
+@pytest.mark.parametrize("name", ["worked_example.json", "sem27_poprad.json", "sem9_cut_ends.json", "smu10.json",
+                                  "csm14_a.json", "thousand13.json"])
+def test_the_hall_screen_s_brief_standings_are_the_full_report_s_rows_cut_short(name):
+    """standings_report(brief=True) (the projector's slides): the same rows, in the same order, with
+    the same values, of the keys it keeps; a rule set's own report whole."""
+    t = load(DATA / name)
+    for k in range(1, t.last_round + 1):
+        full, brief = standings_report(t, k), standings_report(t, k, brief=True)
+        assert brief["after_round"] == full["after_round"] == k
+        if "final" not in brief:
+            assert brief["standings"] == [{key: row[key] for key in BRIEF_KEYS} for row in full["standings"]]
+        else:  # ČSM and Thousand report on their own
+            assert brief == full
 
 
 def test_standings_of_the_worked_example():

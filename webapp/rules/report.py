@@ -51,13 +51,25 @@ def _check_after_round(t: Tournament, after_round: int | None) -> int:
     return after_round
 
 
-def standings_report(t: Tournament, after_round: int | None = None) -> dict:
+BRIEF_KEYS = ("place", "start_no", "name", "club", "points", "money", "tie")
+
+
+def standings_report(t: Tournament, after_round: int | None = None, *, brief: bool = False) -> dict:
+    """`brief`: what the hall screen shows (the rows' BRIEF_KEYS and `after_round`), without what
+    only the full report needs (whether the tournament is over, its tournament points, each row's
+    sums and records, the clubs): a third of the projector's render once a round closes. A rule
+    set with a report of its own gives it whole."""
     rs = get_ruleset(t.ruleset)
     k = _check_after_round(t, after_round)
     own = rs.standings_report(t, k)
     if own is not None:
         return own
     ranking = standings(t, k, rs)
+    if brief:
+        return {"ruleset": t.ruleset, "after_round": k, "standings": [
+            {"place": s.place, "start_no": s.player.start_no, "name": s.player.name, "club": s.player.club,
+             "points": json_number(s.stats.points), "money": money_text(s.stats.money), "tie": s.tie}
+            for s in ranking]}
     final = is_final(t, k, rs, ranking=ranking)
     tp = rs.tournament_points(ranking) if final else None  # SEM-A3
     rows = []

@@ -56,7 +56,7 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
         closed = rules_tournament(full, closed_only=True)
         head = None
         if closed.rounds:
-            report = standings_report(closed)
+            report = standings_report(closed, brief=True)  # what the slides show, no more
             after_round = report["after_round"]
             slides += [("standings", page) for page in _pages(report["standings"], ROWS_PER_PAGE)]
             head = chain.publish_head(t.id, "projector")
