@@ -27,6 +27,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from typing import NamedTuple
 
 from flask import has_request_context, request
 from sqlalchemy import event
@@ -52,7 +53,7 @@ def read_row(statement, params: dict):
     connection goes back to the pool). Straight on the driver's cursor, the statement compiled
     once per dialect: a phone sheet and a revalidated page pay for no execution context."""
     engine = db.engine
-    sql, names, processors = _compiled(engine.dialect, statement)
+    compiled = _compiled(engine.dialect, statement)
     pooled = engine.raw_connection()
     try:
         dbapi = pooled.driver_connection
@@ -60,10 +61,8 @@ def read_row(statement, params: dict):
         if autocommit:
             dbapi.autocommit = True  # psycopg: the client's setting, no round trip
         try:
-            for listen in RAW_LISTENERS:
-                listen(sql)
             cur = dbapi.cursor()
-            cur.execute(sql, [params[n] for n in names] if names is not None else params)
+            cur.execute(compiled.sql, _params(compiled, params))
             row = cur.fetchone()
             cur.close()
         finally:
@@ -73,7 +72,7 @@ def read_row(statement, params: dict):
         pooled.close()
     if row is None:
         return None
-    return tuple(p(v) if p else v for p, v in zip(processors, row))
+    return tuple(p(v) if p else v for p, v in zip(compiled.results, row))
 
 
 def run_many(statement, rows: list[dict]) -> list:
@@ -83,21 +82,13 @@ def run_many(statement, rows: list[dict]) -> list:
     phone sheets makes one per sheet (issue 11): their execution contexts cost more than the
     rest of a sheet's writing."""
     conn = db.session.connection()
-    dialect = conn.dialect
-    sql, names, processors, defaults = _compiled_write(dialect, statement)
-    params = []
-    for row in rows:
-        row = {**{k: d() for k, d in defaults.items() if k not in row}, **row}
-        values = {k: (processors[k](v) if k in processors else v) for k, v in row.items()}
-        params.append([values[n] for n in names] if names is not None else values)
-    for listen in RAW_LISTENERS:
-        for _row in rows:
-            listen(sql)
+    compiled = _compiled(conn.dialect, statement)
+    params = [_params(compiled, row) for row in rows]
     cur = conn.connection.driver_connection.cursor()
     out = []
     try:
-        if dialect.name == "postgresql":
-            cur.executemany(sql, params, returning=True)
+        if conn.dialect.name == "postgresql":
+            cur.executemany(compiled.sql, params, returning=True)
             while True:
                 found = cur.fetchone()
                 out.append(found[0] if found else None)
@@ -105,7 +96,7 @@ def run_many(statement, rows: list[dict]) -> list:
                     break
         else:
             for p in params:
-                cur.execute(sql, p)
+                cur.execute(compiled.sql, p)
                 found = cur.fetchone()
                 out.append(found[0] if found else None)
     finally:
@@ -113,46 +104,53 @@ def run_many(statement, rows: list[dict]) -> list:
     return out
 
 
-def _compiled_write(dialect, statement):
-    """(SQL, positional parameter names or None for named ones, bind processors by name, the
-    Python-side column defaults an INSERT's compiled form asks for, by name)."""
-    key = ("write", dialect.name, id(statement))
-    found = _COMPILED.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=dialect)
-        names = list(compiled.positiontup) if compiled.positional else None
-        processors, defaults = {}, {}
-        columns = getattr(statement, "table", None)
-        for name, bind in compiled.binds.items():
-            processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
-            if processor is not None:
-                processors[name] = processor
-            column = columns.c.get(name) if columns is not None else None
-            default = column.default if column is not None else None
-            if default is not None and default.is_scalar:
-                defaults[name] = lambda value=default.arg: value
-            elif default is not None and default.is_callable:
-                defaults[name] = lambda make=default.arg: make(None)  # SQLAlchemy's wrapper takes a context
-            elif default is not None:
-                raise ValueError(f"run_many: the default of {name} is not computed in Python")
-        found = _COMPILED[key] = (compiled.string, names, processors, defaults, statement)
-    return found[:4]
+class _Compiled(NamedTuple):
+    sql: str
+    names: list | None  # the positional parameters' names in order, None for named parameters
+    binds: dict  # bind processors by name
+    defaults: dict  # the Python-side column defaults an INSERT's compiled form asks for, by name
+    results: list  # each selected column's result processor
+    statement: object  # kept: the cache is keyed by its id
 
 
 _COMPILED: dict = {}
 RAW_LISTENERS: list = []  # called with each statement run on the driver's cursor (the tests' statement counts)
 
 
-def _compiled(dialect, statement):
-    """(SQL, positional parameter names or None for named ones, each column's result processor)."""
+def _compiled(dialect, statement) -> _Compiled:
+    """`statement` as read_row and run_many send it, compiled once per dialect, with what SQLAlchemy
+    applies to its parameters and results."""
     key = (dialect.name, id(statement))
     found = _COMPILED.get(key)
     if found is None:
         compiled = statement.compile(dialect=dialect)
-        names = list(compiled.positiontup) if compiled.positional else None
-        processors = [c.type._cached_result_processor(dialect, None) for c in statement.selected_columns]
-        found = _COMPILED[key] = (compiled.string, names, processors, statement)  # the statement kept: its id
-    return found[:3]
+        binds, defaults = {}, {}
+        table = getattr(statement, "table", None)
+        for name, bind in compiled.binds.items():
+            processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if processor is not None:
+                binds[name] = processor
+            default = table.c[name].default if table is not None and name in table.c else None
+            if default is not None and default.is_scalar:
+                defaults[name] = lambda value=default.arg: value
+            elif default is not None and default.is_callable:
+                defaults[name] = lambda make=default.arg: make(None)  # SQLAlchemy's wrapper takes a context
+            elif default is not None:
+                raise ValueError(f"{name}: a default not computed in Python")
+        results = ([c.type._cached_result_processor(dialect, None) for c in statement.selected_columns]
+                   if statement.is_select else [])
+        found = _COMPILED[key] = _Compiled(compiled.string, list(compiled.positiontup) if compiled.positional
+                                           else None, binds, defaults, results, statement)
+    return found
+
+
+def _params(compiled: _Compiled, row: dict):
+    """A row's parameters as the driver takes them: defaults filled in, bind processors applied."""
+    for listen in RAW_LISTENERS:
+        listen(compiled.sql)
+    values = {**{k: make() for k, make in compiled.defaults.items() if k not in row}, **row}
+    values = {k: (compiled.binds[k](v) if k in compiled.binds else v) for k, v in values.items()}
+    return [values[n] for n in compiled.names] if compiled.names is not None else values
 
 
 def configure_sqlite(engine: Engine) -> None:

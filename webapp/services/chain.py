@@ -181,7 +181,7 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
         seq += 1
     else:
         q = select(Tournament.chain_seq, Tournament.chain_head).where(Tournament.id == tid)
-        if session.get_bind().dialect.name == "postgresql":
+        if _is_pg():
             q = q.with_for_update()
         row = session.execute(q).one_or_none()
         if row is None:

@@ -494,7 +494,8 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
 class _Together:
     """What the sheets written in one transaction share (submit_together): the players of all
     their tables taken by one statement at `now`; the new sheets no case names and the
-    submissions' rows (with their sheets), inserted at the end (insert_sheets, one INSERT)."""
+    submissions' rows (with their sheets), inserted at the end (insert_sheets: one round trip on
+    PostgreSQL; the submissions: one INSERT)."""
     now: object
     players: dict
     held: dict

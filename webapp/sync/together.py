@@ -49,7 +49,6 @@ class Together:
         self._queued = threading.Condition(self._lock)
         self._waiting: dict[int, deque[_Waiting]] = {}  # by tournament; a tournament here has a leader
         self.arriving = 0  # sheets whose requests are being read, not queued yet (`coming`)
-        self.batches = self.sheets = 0  # written together so far (tests, benchmarks)
 
     @contextmanager
     def coming(self):
@@ -132,8 +131,6 @@ class Together:
             results = sheets.submit_together(tid, [w.sub for w in batch], [w.table for w in batch],
                                              [w.locale for w in batch])
             db.session.commit()
-            self.batches += 1
-            self.sheets += len(batch)
         except Exception:
             db.session.rollback()
             results = [ALONE] * len(batch)
