@@ -221,7 +221,7 @@ def sql_statements(app):
         seen.append(statement)
 
     event.listen(engine, "before_cursor_execute", listen)
-    database.RAW_LISTENERS.append(seen.append)  # straight on the driver's cursor (database.read_row, run_many)
+    database.RAW_LISTENERS.append(seen.append)  # straight on the driver's cursor (database.read_row, run_steps)
     try:
         yield seen
     finally:
@@ -258,4 +258,4 @@ def postgresql_messages(app, tmp_path):
         event.remove(engine, "checkin", on_checkin)
         os.close(fd)
         with open(trace) as f:
-            sent += [line.split("\t")[3].split(" ")[0] for line in f if line.split("\t")[1:2] == ["F"]]
+            sent += [line.split("\t")[3].split(" ")[0].strip() for line in f if line.split("\t")[1:2] == ["F"]]

@@ -75,30 +75,53 @@ def read_row(statement, params: dict):
     return tuple(p(v) if p else v for p, v in zip(compiled.results, row))
 
 
-def run_many(statement, rows: list[dict]) -> list:
-    """`statement` once for each of `rows`, in the session's transaction, straight on the driver's
-    cursor; on PostgreSQL all of them in one pipeline (one round trip). The first column of the
-    row each returned (RETURNING), or None where it returned none. For the INSERTs a batch of
-    phone sheets makes one per sheet (issue 11): their execution contexts cost more than the
-    rest of a sheet's writing."""
+def run_steps(steps: list[tuple[object, list[dict], bool]]) -> list:
+    """Each (statement, rows, returning) of `steps`, in order, once per row, in the session's
+    transaction, straight on the driver's cursor; on PostgreSQL every step in one pipeline: one
+    round trip for all of them (a batch of phone sheets ends with four INSERTs and UPDATEs that
+    each cost a round trip inside the tournament's lock, issue 11). Per step: with `returning`,
+    the first column of the row each of its rows returned (None where none); else the count of
+    rows it changed in all. A failing statement raises after the pipeline, the transaction to be
+    rolled back."""
     conn = db.session.connection()
-    compiled = _compiled(conn.dialect, statement)
-    params = [_params(compiled, row) for row in rows]
-    cur = conn.connection.driver_connection.cursor()
-    out = []
+    dbapi = conn.connection.driver_connection
+    prepared = []
+    for statement, rows, returning in steps:
+        compiled = _compiled(conn.dialect, statement)
+        prepared.append((compiled.sql, [_params(compiled, row) for row in rows], returning))
+    out: list = []
+    if conn.dialect.name == "postgresql":
+        cursors = []
+        with dbapi.pipeline():
+            for sql, params, returning in prepared:
+                cur = dbapi.cursor()
+                cur.executemany(sql, params, returning=returning)
+                cursors.append(cur)
+        for cur, (_sql, _params_, returning) in zip(cursors, prepared):
+            if returning:
+                firsts = []
+                while True:
+                    found = cur.fetchone()
+                    firsts.append(found[0] if found else None)
+                    if not cur.nextset():
+                        break
+                out.append(firsts)
+            else:
+                out.append(cur.rowcount)
+            cur.close()
+        return out
+    cur = dbapi.cursor()
     try:
-        if conn.dialect.name == "postgresql":
-            cur.executemany(compiled.sql, params, returning=True)
-            while True:
-                found = cur.fetchone()
-                out.append(found[0] if found else None)
-                if not cur.nextset():
-                    break
-        else:
+        for sql, params, returning in prepared:
+            firsts, count = [], 0
             for p in params:
-                cur.execute(compiled.sql, p)
-                found = cur.fetchone()
-                out.append(found[0] if found else None)
+                cur.execute(sql, p)
+                if returning:
+                    found = cur.fetchone()
+                    firsts.append(found[0] if found else None)
+                else:
+                    count += cur.rowcount
+            out.append(firsts if returning else count)
     finally:
         cur.close()
     return out
@@ -118,7 +141,7 @@ RAW_LISTENERS: list = []  # called with each statement run on the driver's curso
 
 
 def _compiled(dialect, statement) -> _Compiled:
-    """`statement` as read_row and run_many send it, compiled once per dialect, with what SQLAlchemy
+    """`statement` as read_row and run_steps send it, compiled once per dialect, with what SQLAlchemy
     applies to its parameters and results."""
     key = (dialect.name, id(statement))
     found = _COMPILED.get(key)

@@ -655,7 +655,9 @@ def test_a_failure_while_storing_leaves_nothing_half_stored(app, client, game, m
         raise RuntimeError("disk full")
 
     v = game.version()
-    monkeypatch.setattr(sheet_service, "bump", broken)  # the last step: everything before it is in the session
+    # the last step, of a batch and of a sheet alone: everything before it is in the transaction
+    monkeypatch.setattr(sheet_service, "bumped", broken)
+    monkeypatch.setattr(sheet_service, "bump", broken)
     with pytest.raises(RuntimeError):
         client.post(URL, json=game.body())
     monkeypatch.undo()

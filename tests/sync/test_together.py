@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from tests.helpers import issue_pins, make_tournament, open_round, signed_submission, sql_statements
+from tests.helpers import (issue_pins, make_tournament, open_round, postgresql_messages, signed_submission,
+                           sql_statements)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, PinAttempt, Player, Sheet, Submission, Tournament
 from webapp.services import chain, sheets
@@ -33,8 +34,9 @@ def _sums(n: int) -> list[int]:
     return [1000 + 50 * n, 1000, 1000 - 50 * n]
 
 
-def _together(app, tid, bodies, locales=None):
-    """sheets.submit_together for these bodies in one request of their own, committed."""
+def _together(app, tid, bodies, locales=None, trace_dir=None):
+    """sheets.submit_together for these bodies in one request of their own, committed. `trace_dir`:
+    a folder for libpq's trace: `sent`, what it sent PostgreSQL for the batch (postgresql_messages)."""
     with app.test_request_context(URL, method="POST"):
         subs = [protocol.parse_submission(b) for b in bodies]
         places = []
@@ -42,10 +44,11 @@ def _together(app, tid, bodies, locales=None):
             answer, place = sheets.early_answer(sub)
             assert answer is None
             places.append(place[1:])
-        with sql_statements(app) as statements:
+        traced = postgresql_messages(app, trace_dir) if trace_dir else nullcontext([])
+        with sql_statements(app) as statements, traced as sent:
             out = sheets.submit_together(tid, subs, places, locales)
             db.session.commit()
-        return out, statements
+        return out, statements, sent
 
 
 def _version(app, tid) -> int:
@@ -53,17 +56,22 @@ def _version(app, tid) -> int:
         return db.session.get(Tournament, tid).version
 
 
-def test_sheets_written_together_are_stored_and_chained_as_alone_with_one_lock_and_one_bump(app, six):
+def test_sheets_written_together_are_stored_and_chained_as_alone_with_one_lock_and_one_bump(app, six, tmp_path):
     tid, pins = six
     bodies = [signed_submission(app, tid, 1, n, _sums(n), pins=pins) for n in range(1, 6)]
     v0 = _version(app, tid)
-    out, statements = _together(app, tid, bodies)
+    out, statements, sent = _together(app, tid, bodies, trace_dir=tmp_path)
     assert [a.body["status"] for a in out] == ["accepted"] * 5
     locks = [s for s in statements if s.lstrip().startswith("SELECT tournament.")]
     assert len(locks) == 1, statements  # the tournament read (and locked) once for the five
     assert len([s for s in statements if s.lstrip().startswith("UPDATE tournament")]) == 1  # one version bump
-    assert len([s for s in statements if s.lstrip().startswith("INSERT INTO audit_entry")]) == 1  # 10 entries
-    assert len([s for s in statements if s.lstrip().startswith("INSERT INTO submission")]) == 1
+    assert len([s for s in statements if s.lstrip().startswith("INSERT INTO audit_entry")]) == 10
+    assert len([s for s in statements if s.lstrip().startswith("INSERT INTO submission")]) == 5
+    with app.app_context():
+        on_postgresql = db.engine.dialect.name == "postgresql"
+    if on_postgresql:  # round trips: BEGIN; the lock, the tables, the players' rows; then the sheets,
+        # submissions, chain entries and version bump in one pipeline; COMMIT
+        assert (sent.count("Query"), sent.count("Sync")) == (2, 4), sent
     assert _version(app, tid) == v0 + 1
     with app.app_context():
         for body, answer in zip(bodies, out):
@@ -96,7 +104,7 @@ def test_each_sheet_of_a_batch_gets_its_own_answer_and_a_refusal_keeps_only_its_
               signed_submission(app, tid, 1, 3, [1950, 1200, -150], pins=pins, note="posledná hra: betl, platil 2,40"),
               signed_submission(app, tid, 1, 4, _sums(4), pins=pins, base_version=3, note="oprava")]
     v0 = _version(app, tid)
-    out, _statements = _together(app, tid, bodies)
+    out, _statements, _sent = _together(app, tid, bodies)
     good, pin, negative, stale = out
     assert good.http_status == 200 and good.body["status"] == "accepted"
     assert isinstance(pin, sheets.SyncRefusal) and pin.http_status == 422 and pin.commit
@@ -122,7 +130,7 @@ def test_a_refusal_in_a_batch_speaks_the_language_of_its_own_phone(app, six):
     wrong = {**pins, seats[2][0]: "0000" if pins[seats[2][0]] != "0000" else "1111"}
     bodies = [signed_submission(app, tid, 1, 1, _sums(1), pins=pins),
               signed_submission(app, tid, 1, 2, _sums(2), pins=wrong)]
-    out, _statements = _together(app, tid, bodies, locales=["en", "sk"])
+    out, _statements, _sent = _together(app, tid, bodies, locales=["en", "sk"])
     assert out[1].body["message"].startswith("Nesprávny PIN"), out[1].body
 
 

@@ -213,7 +213,10 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
     return entry
 
 
-_INSERT_ENTRY = insert(AuditEntry.__table__)
+_ENTRY_KEYS = ("tournament_id", "seq", "mac", "at", "actor", "action", "payload", "prev_hash", "hash")
+# the columns named: database.run_steps runs it as compiled, with exactly the values `append` makes
+INSERT_ENTRY = insert(AuditEntry.__table__).values(
+    {k: bindparam(k, type_=AuditEntry.__table__.c[k].type) for k in _ENTRY_KEYS})
 
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
 HELD = "chain_held_entries"  # session.info: rows of entries appended with `hold`, not inserted yet
@@ -221,9 +224,15 @@ UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid} whose head is not yet
 
 
 def write_held(session) -> None:
-    rows = session.info.pop(HELD, None)
+    rows = take_held(session)
     if rows:
-        session.execute(_INSERT_ENTRY, rows)
+        session.execute(INSERT_ENTRY, rows)
+
+
+def take_held(session) -> list[dict]:
+    """The rows of the entries appended with `hold` and not inserted yet, for the caller to insert
+    (`INSERT_ENTRY`) before commit."""
+    return session.info.pop(HELD, None) or []
 
 
 def unwritten_head(session, tid: int) -> dict:

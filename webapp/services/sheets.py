@@ -21,7 +21,7 @@ from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_row, run_many
+from ..database import read_row, run_steps
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
                       Submission as SubmissionRow, Tournament, utcnow)
@@ -29,7 +29,7 @@ from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain, rule_texts
-from .common import ServiceError, StaleError, audit, bump
+from .common import ServiceError, StaleError, audit, bump, bumped, quiet_bump
 from .engine import rules_table
 from .pins import (PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof,
                    round_started)
@@ -494,8 +494,8 @@ def submit(sub: protocol.Submission, peeked: bool = False) -> Answer:
 class _Together:
     """What the sheets written in one transaction share (submit_together): the players of all
     their tables taken by one statement at `now`; the new sheets no case names and the
-    submissions' rows (with their sheets), inserted at the end (insert_sheets: one round trip on
-    PostgreSQL; the submissions: one INSERT)."""
+    submissions' rows (with their sheets), inserted at the end (_write_together: one round trip on
+    PostgreSQL)."""
     now: object
     players: dict
     held: dict
@@ -535,12 +535,7 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
             continue
         new_any = new_any or new
         out.append(answer)
-    if together.sheets:
-        insert_sheets(t.id, together.sheets)
-    if together.submissions:
-        db.session.execute(_INSERT_SUBMISSION, [{**row, "sheet_id": sheet.id} for row, sheet in together.submissions])
-    if new_any:
-        bump(t, public=False)
+    _write_together(t, together, new_any)
     return out
 
 
@@ -697,21 +692,43 @@ class ReceiptTaken(Exception):
     """A receipt of a batch's new sheets is another sheet's: the batch goes alone (insert_sheet)."""
 
 
-def insert_sheets(tid: int, new: list[Sheet]) -> None:
-    """The new phone sheets of a batch (submit_together) by insert_sheet's guarded INSERT each, on
-    PostgreSQL all in one round trip (database.run_many). Where a receipt is another sheet's
+def _write_together(t: Tournament, together: _Together, new_any: bool) -> None:
+    """The end of a batch (submit_together): its new sheets by insert_sheet's guarded INSERT each,
+    the submissions, the chain entries held and the version bump with the chain's head, on
+    PostgreSQL all in one round trip (database.run_steps). Where a receipt is another sheet's
     (40 bits in common; that INSERT inserts nothing), ReceiptTaken: the batch is rolled back and
     each of its sheets goes alone, where insert_sheet finds the longer receipt before the answer
     and the sheet.phone entry name it."""
-    rows = [_sheet_values(s) for s in new]
-    keys = tuple(rows[0])
-    if any(tuple(row) != keys for row in rows):
-        raise ValueError("the new sheets of a batch have different columns")
-    ids = run_many(_guarded_insert(keys), [{**row, "receipt_tid": tid} for row in rows])
-    if None in ids:
-        raise ReceiptTaken([s.receipt for s, i in zip(new, ids) if i is None])
-    for sheet, sheet_id in zip(new, ids):
-        sheet.id = sheet_id
+    steps = []
+    if together.sheets:
+        rows = [_sheet_values(s) for s in together.sheets]
+        keys = tuple(rows[0])
+        if any(tuple(row) != keys for row in rows):
+            raise ValueError("the new sheets of a batch have different columns")
+        steps.append((_guarded_insert(keys), [{**row, "receipt_tid": t.id} for row in rows], True))
+    if together.submissions:  # a new sheet's id is not known before: its row is found by table and version
+        steps.append((_INSERT_SUBMISSION_OF_SHEET,
+                      [{**row, "sheet_version": sheet.version} for row, sheet in together.submissions], False))
+    entries = chain.take_held(db.session)
+    if entries:
+        steps.append((chain.INSERT_ENTRY, entries, False))
+    version = quiet_bump(t) if new_any else None
+    if version is not None:
+        steps.append((version[0], [version[1]], False))
+    results = iter(run_steps(steps))
+    if together.sheets:
+        ids = next(results)
+        if None in ids:
+            raise ReceiptTaken([s.receipt for s, i in zip(together.sheets, ids) if i is None])
+        for sheet, sheet_id in zip(together.sheets, ids):
+            sheet.id = sheet_id
+    for written, expected in ((together.submissions, len(together.submissions)), (entries, len(entries))):
+        if written and next(results) != expected:
+            raise RuntimeError(f"{expected} rows of a batch's submissions or chain entries, not all inserted")
+    if version is not None:
+        bumped(t, next(results))
+    elif new_any:
+        bump(t, public=False)
 
 
 def _sheet_values(sheet: Sheet) -> dict:
@@ -721,6 +738,19 @@ def _sheet_values(sheet: Sheet) -> dict:
 _SHEET_COLUMNS = [c for c in Sheet.__table__.columns if c.key != "id"]
 _INSERT_SHEET = insert(Sheet.__table__)
 _INSERT_SUBMISSION = insert(SubmissionRow.__table__)
+
+
+def _submission_of_sheet():
+    """INSERT INTO submission … SELECT :values, sheet.id FROM sheet WHERE its table and version."""
+    table = SubmissionRow.__table__
+    params = {k: bindparam(k, type_=table.c[k].type)
+              for k in ("idempotency_key", "table_id", "content_hash", "http_status", "response")}
+    of_sheet = select(*params.values(), Sheet.id).where(Sheet.table_id == params["table_id"],
+                                                         Sheet.version == bindparam("sheet_version"))
+    return insert(table).from_select([*params, "sheet_id"], of_sheet)
+
+
+_INSERT_SUBMISSION_OF_SHEET = _submission_of_sheet()
 _GUARDED: dict[tuple, object] = {}
 
 
