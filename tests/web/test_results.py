@@ -9,8 +9,8 @@ import pytest
 
 from sqlalchemy import func, select
 
-from tests.helpers import (HX, forget_rendered_pages, login, make_tournament, make_user, open_round, play_round,
-                           sql_statements, text)
+from tests.helpers import (HX, forget_rendered_pages, issue_pins, login, make_tournament, make_user, open_round,
+                           play_round, sql_statements, text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
 from webapp.services import results, rounds
@@ -478,6 +478,24 @@ def test_the_engine_view_renders_a_running_round_as_the_orm_does(app, monkeypatc
     open_round(app, tid)
     _same_pages_from_both(app, tid, monkeypatch)
 
+
+def test_the_engine_view_reads_no_pin_and_nothing_players_signed(app):
+    """What the public pages keep in process memory (views/public/standings.VIEWS) holds no PIN
+    verifier and no signature, and none of what no public page shows."""
+    tid = make_tournament(app, 27)
+    issue_pins(app, tid)
+    play_round(app, tid, seed=1)
+    with app.app_context():
+        t = results.engine_view(tid)
+        sheets = [s for r in t.rounds for tab in r.tables for s in tab.sheets]
+        assert len(t.players) == 27 and len(sheets) == 9
+        for p in t.players:
+            assert not {"pin_hash", "pin_failures", "checked_in_at"} & set(vars(p)), vars(p)
+        for s in sheets:
+            assert not {"content", "signatures", "note", "created_at"} & set(vars(s)), vars(s)
+            assert s.status == "accepted" and len(s.sums) == 3
+        stored = db.session.scalars(select(Player.pin_hash).where(Player.tournament_id == tid)).all()
+        assert all(stored)  # the PINs are there, the view just does not read them
 
 def test_every_players_page_from_one_shared_closed_rounds_is_their_own(app):
     """The players' pages of one public version share closed_rounds (the standings after each

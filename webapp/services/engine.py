@@ -29,14 +29,14 @@ def premium_games(raw) -> tuple[rules.PremiumGame, ...]:
 
 def rules_table(number: int, players, sheet) -> rules.TableResult:
     """A stored sheet (or anything with its fields) as the engine's table result."""
-    scores = getattr(sheet, "scores", None)
+    scores, games = getattr(sheet, "scores", None), getattr(sheet, "premium_games", None)
     return rules.TableResult(
-        table=number, players=tuple(players), sums=tuple(Decimal(s) for s in sheet.sums),
-        points=tuple(Fraction(p) for p in sheet.points) if sheet.points else None,
-        disqualified=tuple(sheet.disqualified or ()), early=bool(sheet.early),
-        scores=tuple(Decimal(s) for s in scores) if scores is not None else None,
-        ended=getattr(sheet, "ended", None), frozen=bool(getattr(sheet, "frozen", None)),
-        premium_games=premium_games(getattr(sheet, "premium_games", None)))
+        number, tuple(players), tuple(map(Decimal, sheet.sums)),
+        tuple(map(Fraction, sheet.points)) if sheet.points else None,
+        tuple(sheet.disqualified or ()), bool(sheet.early),
+        tuple(map(Decimal, scores)) if scores is not None else None,
+        getattr(sheet, "ended", None), bool(getattr(sheet, "frozen", None)),
+        premium_games(games) if games else ())
 
 
 def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: bool = False) -> rules.Tournament:

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from flask import abort
 from flask_babel import gettext as _
-from sqlalchemy import JSON, Text, cast, select
+from sqlalchemy import JSON, Text, bindparam, cast, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
@@ -57,7 +57,16 @@ class _Table(SimpleNamespace):
         return counting_sheet(self.sheets)  # as RoundTable.sheet
 
 
-_NOT_SIGNED = ("content", "signatures")  # what players signed: no public page shows it
+# what no public page shows, not read for them: what players signed (each sheet's content and its
+# signatures with their drawings), who typed a sheet and when, and the players' PINs and check-in
+# (the dates and the decimals among them cost the projector a tenth of its render to convert, issue 11)
+_NOT_SHOWN = {"sheet": ("content", "signatures", "note", "created_by", "created_at", "content_hash", "chain_seq"),
+              "player": ("checked_in_at", "pin_hash", "pin_failures", "pin_locked_until", "pin_issued_at",
+                         "pin_issued_by")}
+
+
+def _shown(table) -> list:
+    return [c for c in table.c if c.name not in _NOT_SHOWN[table.name]]
 
 
 def _as_text(column):
@@ -74,46 +83,65 @@ def decode_all(texts: list) -> list:
     return [None if text is None else next(decoded) for text in texts]
 
 
-def engine_view(tid: int) -> SimpleNamespace:
-    """The tournament as the public pages read it (standings, projector, seating, a
-    player's page), from six table-level SELECTs into plain objects with the
-    models' attribute names: no ORM object is made (for 420 players and 3 rounds
-    about half the cost of load_tournament), and nothing players signed (each
-    sheet's content and its signatures with their drawings) is read: no public
-    page shows it. Read-only: nothing here can be changed or saved."""
-    def rows(table, *where, order=(), columns=None, make=SimpleNamespace):
-        columns = columns or list(table.c)
-        result = db.session.execute(select(*map(_as_text, columns)).where(*where).order_by(*order))
-        keys, found = list(result.keys()), result.all()
-        values = [list(row) for row in found]
-        for i, column in enumerate(columns):
-            if isinstance(column.type, JSON):
-                for row, value in zip(values, decode_all([row[i] for row in found])):
-                    row[i] = value
-        return [make(**dict(zip(keys, row))) for row in values]
-
+def _view_statements() -> dict:
+    """engine_view's SELECTs, built once: (statement, which columns are JSON) by name."""
     T, P, E, C = (m.__table__ for m in (Tournament, Player, EventRow, CorrectionRow))
     R, RT, S = Round.__table__, RoundTable.__table__, Sheet.__table__
-    found = rows(T, T.c.id == tid)
+    tid = bindparam("tid")
+    in_tournament = RT.c.round_id.in_(select(R.c.id).where(R.c.tournament_id == tid))
+
+    def of(table, where, order=(), columns=None):
+        columns = columns or list(table.c)
+        return (select(*map(_as_text, columns)).where(where).order_by(*order),
+                [i for i, c in enumerate(columns) if isinstance(c.type, JSON)])
+
+    return {"tournament": of(T, T.c.id == tid),
+            "players": of(P, P.c.tournament_id == tid, (P.c.start_no,), _shown(P)),
+            "events": of(E, E.c.tournament_id == tid, (E.c.id,)),
+            "corrections": of(C, C.c.tournament_id == tid, (C.c.id,)),
+            "rounds": of(R, R.c.tournament_id == tid, (R.c.number,)),
+            "tables": of(RT, in_tournament, (RT.c.round_id, RT.c.number),
+                         [RT.c.id, RT.c.round_id, RT.c.number, RT.c.players]),
+            "sheets": of(S, S.c.table_id.in_(select(RT.c.id).where(in_tournament)), (S.c.table_id, S.c.version),
+                         _shown(S))}
+
+
+_VIEW = _view_statements()
+
+
+def engine_view(tid: int) -> SimpleNamespace:
+    """The tournament as the public pages read it (standings, projector, seating, a
+    player's page), from seven table-level SELECTs into plain objects with the
+    models' attribute names: no ORM object is made (for 420 players and 3 rounds
+    about half the cost of load_tournament), and nothing no public page shows is
+    read (_NOT_SHOWN: what players signed, their PINs …). Read-only: nothing here
+    can be changed or saved."""
+    def rows(name, make=SimpleNamespace):
+        statement, json_at = _VIEW[name]
+        result = db.session.execute(statement, {"tid": tid})
+        keys, found = list(result.keys()), result.all()
+        if not json_at:
+            return [make(**dict(zip(keys, row))) for row in found]
+        values = [list(row) for row in found]
+        for i in json_at:
+            for row, value in zip(values, decode_all([row[i] for row in found])):
+                row[i] = value
+        return [make(**dict(zip(keys, row))) for row in values]
+
+    found = rows("tournament")
     if not found:
         abort(404)
     t = found[0]
-    t.players = rows(P, P.c.tournament_id == tid, order=(P.c.start_no,))
-    t.events = rows(E, E.c.tournament_id == tid, order=(E.c.id,))
-    t.corrections = rows(C, C.c.tournament_id == tid, order=(C.c.id,))
-    t.rounds = rows(R, R.c.tournament_id == tid, order=(R.c.number,))
-    in_tournament = RT.c.round_id.in_(select(R.c.id).where(R.c.tournament_id == tid))
+    t.players, t.events, t.corrections, t.rounds = rows("players"), rows("events"), rows("corrections"), rows("rounds")
     tables: dict[int, _Table] = {}
     by_round = {r.id: r for r in t.rounds}
     for r in t.rounds:
         r.tables = []
-    for tab in rows(RT, in_tournament, order=(RT.c.round_id, RT.c.number),
-                    columns=[RT.c.id, RT.c.round_id, RT.c.number, RT.c.players], make=_Table):
+    for tab in rows("tables", make=_Table):
         tab.sheets = []
         tables[tab.id] = tab
         by_round[tab.round_id].tables.append(tab)
-    for sheet in rows(S, S.c.table_id.in_(select(RT.c.id).where(in_tournament)), order=(S.c.table_id, S.c.version),
-                      columns=[c for c in S.c if c.name not in _NOT_SIGNED]):
+    for sheet in rows("sheets"):
         tables[sheet.table_id].sheets.append(sheet)
     return t
 
