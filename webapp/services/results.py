@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 from sqlalchemy import JSON, Text, bindparam, cast, select
 from sqlalchemy.orm import selectinload
 
+from ..database import select_all
 from ..extensions import db
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
                       Tournament, counting_sheet, utcnow)
@@ -84,7 +85,7 @@ def decode_all(texts: list) -> list:
 
 
 def _view_statements() -> dict:
-    """engine_view's SELECTs, built once: (statement, which columns are JSON) by name."""
+    """engine_view's SELECTs, built once: (statement, its columns' names, which are JSON) by name."""
     T, P, E, C = (m.__table__ for m in (Tournament, Player, EventRow, CorrectionRow))
     R, RT, S = Round.__table__, RoundTable.__table__, Sheet.__table__
     tid = bindparam("tid")
@@ -92,7 +93,7 @@ def _view_statements() -> dict:
 
     def of(table, where, order=(), columns=None):
         columns = columns or list(table.c)
-        return (select(*map(_as_text, columns)).where(where).order_by(*order),
+        return (select(*map(_as_text, columns)).where(where).order_by(*order), [c.name for c in columns],
                 [i for i, c in enumerate(columns) if isinstance(c.type, JSON)])
 
     return {"tournament": of(T, T.c.id == tid),
@@ -111,27 +112,26 @@ _VIEW = _view_statements()
 
 def engine_view(tid: int) -> SimpleNamespace:
     """The tournament as the public pages read it (standings, projector, seating, a
-    player's page), from seven table-level SELECTs into plain objects with the
-    models' attribute names: no ORM object is made (for 420 players and 3 rounds
-    about half the cost of load_tournament), and nothing no public page shows is
-    read (_NOT_SHOWN: what players signed, their PINs …). Read-only: nothing here
-    can be changed or saved."""
+    player's page), from seven table-level SELECTs (database.select_all: one round
+    trip on PostgreSQL) into plain objects with the models' attribute names: no ORM
+    object is made (for 420 players and 3 rounds about half the cost of
+    load_tournament), and nothing no public page shows is read (_NOT_SHOWN: what
+    players signed, their PINs …). Read-only: nothing here can be changed or saved."""
+    found = dict(zip(_VIEW, select_all([(statement, {"tid": tid}) for statement, _k, _j in _VIEW.values()])))
+
     def rows(name, make=SimpleNamespace):
-        statement, json_at = _VIEW[name]
-        result = db.session.execute(statement, {"tid": tid})
-        keys, found = list(result.keys()), result.all()
+        _statement, keys, json_at = _VIEW[name]
         if not json_at:
-            return [make(**dict(zip(keys, row))) for row in found]
-        values = [list(row) for row in found]
+            return [make(**dict(zip(keys, row))) for row in found[name]]
+        values = [list(row) for row in found[name]]
         for i in json_at:
-            for row, value in zip(values, decode_all([row[i] for row in found])):
+            for row, value in zip(values, decode_all([row[i] for row in values])):
                 row[i] = value
         return [make(**dict(zip(keys, row))) for row in values]
 
-    found = rows("tournament")
-    if not found:
+    if not found["tournament"]:
         abort(404)
-    t = found[0]
+    t = rows("tournament")[0]
     t.players, t.events, t.corrections, t.rounds = rows("players"), rows("events"), rows("corrections"), rows("rounds")
     tables: dict[int, _Table] = {}
     by_round = {r.id: r for r in t.rounds}
