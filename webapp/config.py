@@ -131,6 +131,8 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     # and none that would wait longer than the budget (seconds) at the recent pace
     values["LISTOK_MAX_WRITES"] = int(os.environ.get("LISTOK_MAX_WRITES") or 0) or None
     values["LISTOK_WRITE_BUDGET"] = float(os.environ.get("LISTOK_WRITE_BUDGET") or 5.0)
+    # the most phone sheets of one tournament written in one transaction (webapp/sync/together.py)
+    values["LISTOK_MAX_TOGETHER"] = int(os.environ.get("LISTOK_MAX_TOGETHER") or 0) or None
     # one codebase, two roles (issue 12): a venue server, or the federation server (seasons, rosters, cards)
     values["LISTOK_ROLE"] = os.environ.get("LISTOK_ROLE", "venue").strip().lower() or "venue"
     # a venue server's federation: where `listok push` and the hub's button send finished tournaments

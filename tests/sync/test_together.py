@@ -292,3 +292,14 @@ def test_a_sheet_waiting_for_a_batch_holds_no_transaction(app, six, monkeypatch)
     follower.join(30)
     assert time.monotonic() - started < 10  # no wait for the other's lock (SQLite's busy timeout is 15 s)
     assert answers[0][0] == 200 and out["answer"].body["status"] == "accepted"
+
+
+def test_the_batch_size_is_set_by_listok_max_together(monkeypatch):
+    """docs/SYNC.md names LISTOK_MAX_TOGETHER: the environment sets it, else 32."""
+    from webapp import create_app
+
+    monkeypatch.setenv("LISTOK_MAX_TOGETHER", "4")
+    assert create_app({"SQLALCHEMY_DATABASE_URI": "sqlite://"}).extensions["together"].max_together == 4
+    monkeypatch.delenv("LISTOK_MAX_TOGETHER")
+    assert create_app({"SQLALCHEMY_DATABASE_URI": "sqlite://"}).extensions["together"].max_together == \
+        together_module.MAX_TOGETHER == 32
