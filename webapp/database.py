@@ -27,6 +27,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from contextlib import nullcontext
 from typing import NamedTuple
 
 from flask import has_request_context, request
@@ -89,12 +90,7 @@ def select_all(steps: list[tuple[object, dict]]) -> list[list[tuple]]:
     dbapi = conn.connection.driver_connection
     prepared = [(_compiled(conn.dialect, statement), params) for statement, params in steps]
     cursors = []
-    if conn.dialect.name == "postgresql":
-        with dbapi.pipeline():
-            for compiled, params in prepared:
-                cursors.append(dbapi.cursor())
-                cursors[-1].execute(compiled.sql, _params(compiled, params))
-    else:
+    with dbapi.pipeline() if conn.dialect.name == "postgresql" else nullcontext():
         for compiled, params in prepared:
             cursors.append(dbapi.cursor())
             cursors[-1].execute(compiled.sql, _params(compiled, params))

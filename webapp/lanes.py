@@ -66,6 +66,8 @@ def serve(app, host: str, port: int, threads: int, **adjustments) -> None:
 
     admission = app.extensions.get("admission")
     lanes = Lanes(threads, admission)
+    if "together" in app.extensions:
+        app.extensions["together"].lanes = lanes  # a batch's leader waits for the writes a thread will take
     if admission is not None:
         admission.lanes = True
         if not app.config.get("LISTOK_MAX_WRITES"):

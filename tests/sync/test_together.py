@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager, nullcontext
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import func, select
@@ -303,3 +305,42 @@ def test_the_batch_size_is_set_by_listok_max_together(monkeypatch):
     monkeypatch.delenv("LISTOK_MAX_TOGETHER")
     assert create_app({"SQLALCHEMY_DATABASE_URI": "sqlite://"}).extensions["together"].max_together == \
         together_module.MAX_TOGETHER == 32
+
+
+def _waiting(key: str, table: int):
+    return together_module._Waiting(SimpleNamespace(idempotency_key=key), (1, table), "sk")
+
+
+def test_a_leader_waits_for_the_writes_a_free_thread_of_the_lane_will_bring():
+    """A write waits in `listok serve`'s writes lane and a write thread is not in the queue (it is
+    answering the last batch's sheet): the leader waits for that thread's sheet, and stops waiting
+    once every write thread's sheet is queued, not at the end of the gather time."""
+    gather = 5.0
+    t = together_module.Together(gather=gather)
+    t.lanes = SimpleNamespace(writes=deque(["a phone's write"]), write_threads=2)
+    first, second = _waiting("a", 1), _waiting("b", 2)
+    t._waiting[7] = deque([first])
+
+    def free_thread_brings_a_sheet():
+        time.sleep(0.05)
+        with t._lock:
+            t._waiting[7].append(second)
+            t._queued.notify_all()
+
+    threading.Thread(target=free_thread_brings_a_sheet).start()
+    start = time.monotonic()
+    assert t._take(7) == [first, second]
+    assert time.monotonic() - start < gather / 2  # it stopped when no thread was left to bring one
+
+
+@pytest.mark.parametrize("lanes", [None, SimpleNamespace(writes=deque(), write_threads=6),
+                                   SimpleNamespace(writes=deque(["w"]), write_threads=1)])
+def test_a_leader_does_not_wait_without_a_write_a_free_thread_could_bring(lanes):
+    """No lanes (gunicorn), no write waiting, or every write thread's sheet queued already."""
+    t = together_module.Together(gather=5.0)
+    t.lanes = lanes
+    first = _waiting("a", 1)
+    t._waiting[7] = deque([first])
+    start = time.monotonic()
+    assert t._take(7) == [first]
+    assert time.monotonic() - start < 2.5
