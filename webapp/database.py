@@ -81,11 +81,13 @@ def read_row(statement, params: dict):
 
 
 def select_all(steps: list[tuple[object, dict]]) -> list[list[tuple]]:
-    """Every row of each (SELECT, parameters) of `steps`, in the session's transaction, straight on
-    the driver's cursor with SQLAlchemy's result processors applied; on PostgreSQL all of them in
-    one pipeline: one round trip. For the public pages' view of a tournament (seven SELECTs,
-    services/results.engine_view): their execution contexts and round trips cost the projector's
-    full render a fifth of its time (issue 11)."""
+    """Every row of each (statement, parameters) of `steps` (a SELECT, or an UPDATE … RETURNING), in
+    order, in the session's transaction, straight on the driver's cursor with SQLAlchemy's result
+    processors applied; on PostgreSQL all of them in one pipeline: one round trip (each statement
+    still starts after the one before it ended, with a snapshot of its own). For the public pages'
+    view of a tournament (seven SELECTs, services/results.engine_view: their execution contexts and
+    round trips cost the projector's full render a fifth of its time) and a batch of phone sheets'
+    first reads (services/sheets.submit_together), issue 11."""
     conn = db.session.connection()
     dbapi = conn.connection.driver_connection
     prepared = [(_compiled(conn.dialect, statement), params) for statement, params in steps]
@@ -172,7 +174,7 @@ class _Compiled(NamedTuple):
 def _processors(dialect, compiled: _Compiled, description) -> list[tuple[int, object]]:
     """(column, result processor) where SQLAlchemy applies one, as it chooses them: by the type the
     driver described (PostgreSQL's numeric …)."""
-    return [(i, p) for i, (column, described) in enumerate(zip(compiled.statement.selected_columns, description))
+    return [(i, p) for i, (column, described) in enumerate(zip(compiled.statement.exported_columns, description))
             if (p := column.type._cached_result_processor(dialect, described[1])) is not None]
 
 
@@ -200,6 +202,8 @@ def _compiled(dialect, statement) -> _Compiled:
                 defaults[name] = lambda make=default.arg: make(None)  # SQLAlchemy's wrapper takes a context
             elif default is not None:
                 raise ValueError(f"{name}: a default not computed in Python")
+            elif not bind.required:  # a value of the statement's own (a LIMIT's …)
+                defaults[name] = lambda value=bind.effective_value: value
         found = _COMPILED[key] = _Compiled(compiled.string, list(compiled.positiontup) if compiled.positional
                                            else None, binds, defaults, statement)
     return found

@@ -12,6 +12,7 @@ from decimal import Decimal
 from flask_login import UserMixin
 from sqlalchemy import JSON, BigInteger, ForeignKey, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm.attributes import set_committed_value
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .extensions import db
@@ -21,6 +22,16 @@ ROLES = ("admin", "operator", "referee", "federation")
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def set_loaded(obj, attr: str, value) -> None:
+    """`attr` of `obj` as the row now stands in the database (the caller's UPDATE wrote it): an ORM
+    object's committed state, not a change to flush; or a row read as a plain object (a batch of
+    phone sheets reads its tournament, tables and players that way, services/sheets.py)."""
+    if hasattr(obj, "_sa_instance_state"):
+        set_committed_value(obj, attr, value)
+    else:
+        setattr(obj, attr, value)
 
 
 class User(UserMixin, db.Model):

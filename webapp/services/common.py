@@ -4,10 +4,9 @@ from __future__ import annotations
 from flask import abort
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, select, update
-from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..models import AuditEntry, Tournament, utcnow
+from ..models import AuditEntry, Tournament, set_loaded, utcnow
 from . import chain
 
 
@@ -82,7 +81,7 @@ def bumped(t: Tournament, count: int, public: bool = False) -> None:
         raise StaleError(_("Someone changed this tournament at the same moment. "
                            "Nothing was saved: reload and check before trying again."))
     chain.head_written(db.session, t.id)
-    set_committed_value(t, "version", t.version + 1)
+    set_loaded(t, "version", t.version + 1)
     if public:
         db.session.expire(t, ["public_version"])
 

@@ -31,7 +31,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from werkzeug.security import check_password_hash
 
 from ..extensions import db
-from ..models import PinAttempt, Player, Round, Tournament, utcnow
+from ..models import PinAttempt, Player, Round, Tournament, set_loaded, utcnow
 from .common import ServiceError, audit
 from .keys import derived_key
 
@@ -255,7 +255,7 @@ _HOLD = (update(_PLAYER).where(_PLAYER.c.tournament_id == bindparam("tid"),
 _HOLD_LOADING = select(Player).from_statement(_HOLD).execution_options(populate_existing=True)
 PLAYERS_BY_NO = select(Player).where(Player.tournament_id == bindparam("tid"),
                                      Player.start_no.in_(bindparam("nos", expanding=True)))
-_FRESH_BY_NO = PLAYERS_BY_NO.execution_options(populate_existing=True)
+FRESH_BY_NO = PLAYERS_BY_NO.execution_options(populate_existing=True)
 
 
 def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Player], dict[int, str | None]]:
@@ -270,7 +270,7 @@ def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Pla
     held = {p.id: p.pin_hash for p in loaded}
     missing = [s for s in start_nos if s not in players]
     if missing:
-        players.update((p.start_no, p) for p in db.session.scalars(_FRESH_BY_NO, {"tid": t.id, "nos": missing}))
+        players.update((p.start_no, p) for p in db.session.scalars(FRESH_BY_NO, {"tid": t.id, "nos": missing}))
     return players, held
 
 
@@ -370,7 +370,7 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
         db.session.execute(update(Player).where(Player.id == player.id).values(**values)
                            .execution_options(synchronize_session=False))
         for attr, value in values.items():
-            set_committed_value(player, attr, value)
+            set_loaded(player, attr, value)
         if failures >= MAX_FAILURES:
             audit("pin.locked", "phone", {"start_no": player.start_no,
                                           "until": values["pin_locked_until"].isoformat()}, t.id)

@@ -18,21 +18,21 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 from flask_babel import force_locale, get_locale, gettext as _
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import LABEL_STYLE_TABLENAME_PLUS_COL, bindparam, insert, or_, select, update
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_row, run_steps
+from ..database import read_row, run_steps, select_all
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
-                      Submission as SubmissionRow, Tournament, utcnow)
+                      Submission as SubmissionRow, Tournament, counting_sheet, utcnow)
 from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump, bumped, quiet_bump
 from .engine import rules_table
-from .pins import (PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof,
-                   round_started)
+from .pins import (FRESH_BY_NO, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players,
+                   pin_proof, round_started)
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -156,7 +156,6 @@ def _round_tables(which):
 
 
 _ROUND_TABLE = _round_tables(RoundTable.number == bindparam("no"))
-_ROUND_TABLES = _round_tables(RoundTable.number.in_(bindparam("nos", expanding=True)))  # submit_together
 # …and with the tournament, where nothing is locked (and a phone sheet on SQLite, locked by BEGIN IMMEDIATE
 # before it). A phone sheet on PostgreSQL locks the tournament's row in a statement of its own first: a
 # statement's snapshot predates its wait for the lock, and the table's sheets read with it would miss a
@@ -514,12 +513,10 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
     sheet's answer or refusal, in order; a refusal's own writes are a wrong PIN's count, which are
     kept as `submit`'s caller keeps them. The early checks (token, key) are the caller's, done.
     Anything else raised leaves the transaction to be rolled back, and each sheet to go alone."""
-    t = load_tournament(tid, lock=True)
-    chain.seed_head(t)
-    found = _playing_tables(t, places)
     now = utcnow()
-    tables = [x for x in found.values() if not isinstance(x, SyncRefusal)]
-    players, held = hold_players(t, [s for _r, tab in tables for s in tab.players], now) if tables else ({}, {})
+    t, found, players, held = _batch_reads(tid, places, sorted({s for sub in subs for s in sub.content.players}),
+                                           now)
+    chain.seed_head(t)
     together = _Together(now, players, held, [], [])
     out: list[Answer | SyncRefusal] = []
     new_any = False
@@ -546,20 +543,87 @@ def _locale(locale: str | None):
     return force_locale(locale)
 
 
-def _playing_tables(t: Tournament, places: list[tuple[int, int]]) -> dict:
-    """(round, table) → (round, table) if that round is being played, else its SyncRefusal: one
-    statement per round named (the batch's phones all send for the round being played)."""
-    out: dict = {}
-    for round_no in sorted({rno for rno, _no in places}):
-        nos = sorted({no for rno, no in places if rno == round_no})
-        rows = db.session.execute(_ROUND_TABLES, {"tid": t.id, "rno": round_no, "nos": nos}).unique().all()
-        by_no = {tab.number: (r, tab, later is None) for r, tab, later in rows}
-        for no in nos:
+class _TableRow(SimpleNamespace):
+    @property
+    def sheet(self):
+        return counting_sheet(self.sheets)  # as RoundTable.sheet
+
+
+_T, _R, _RT, _S, _P = (m.__table__ for m in (Tournament, Round, RoundTable, Sheet, Player))
+_TOURNAMENT_ROW_LOCKED = select(*_T.c).where(_T.c.id == bindparam("tid")).with_for_update()
+_BATCH_READS: dict = {}
+
+
+def _batch_statement(kind: str, n: int):
+    """A batch's read of `n` tables of a round (their round, whether a later round exists, their sheets:
+    a row per sheet) or the UPDATE … RETURNING that takes `n` players' rows (pins.hold_players),
+    built once per size: `database.select_all` runs a statement as compiled."""
+    found = _BATCH_READS.get((kind, n))
+    if found is None:
+        if kind == "tables":
+            found = (select(*_R.c, *_RT.c, _LATER_ROUND.label("later"), *_S.c)
+                     .select_from(_R.join(_RT, _RT.c.round_id == _R.c.id).outerjoin(_S, _S.c.table_id == _RT.c.id))
+                     .where(_R.c.tournament_id == bindparam("tid"), _R.c.number == bindparam("rno"),
+                            _RT.c.number.in_([bindparam(f"n{i}") for i in range(n)]))
+                     .order_by(_RT.c.number, _S.c.version)).set_label_style(LABEL_STYLE_TABLENAME_PLUS_COL)
+        else:
+            found = (update(_P).where(_P.c.tournament_id == bindparam("tid"),
+                                      _P.c.start_no.in_([bindparam(f"n{i}") for i in range(n)]),
+                                      or_(_P.c.pin_locked_until.is_(None), _P.c.pin_locked_until <= bindparam("now")))
+                     .values(pin_failures=_P.c.pin_failures).returning(*_P.c))
+        _BATCH_READS[(kind, n)] = found
+    return found
+
+
+def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], now) -> tuple:
+    """A batch's first reads, the tournament locked first, in one round trip on PostgreSQL (each
+    statement of a pipeline starts when the one before it has ended: the tables are read after the
+    lock is held, as a lone sheet reads them, `locked_table`): (the tournament; (round, table) →
+    (round, table) if that round is being played, else its SyncRefusal; the players of `start_nos`
+    (the batch's sheets name them, and a sheet naming others than its table's is refused before
+    any PIN) by start number, and `held`, pins.hold_players' step 1 for them: the fresh pin_hash
+    by id of those whose rows it took). Plain objects with the models' attribute names, not ORM
+    objects: a batch only reads them, and loading them cost a batch a third of its fixed work."""
+    rounds = sorted({rno for rno, _no in places})
+    wanted = {rno: sorted({no for r, no in places if r == rno}) for rno in rounds}
+    steps = [(_TOURNAMENT_ROW_LOCKED, {"tid": tid})]
+    steps += [(_batch_statement("tables", len(wanted[rno])),
+               {"tid": tid, "rno": rno, **{f"n{i}": no for i, no in enumerate(wanted[rno])}}) for rno in rounds]
+    if start_nos:
+        steps.append((_batch_statement("players", len(start_nos)),
+                      {"tid": tid, "now": now, **{f"n{i}": s for i, s in enumerate(start_nos)}}))
+    rows = select_all(steps)
+    if not rows[0]:
+        raise gone(_("This tournament is no longer on this server."))
+    t = SimpleNamespace(**dict(zip(_T.c.keys(), rows[0][0])))
+    found: dict = {}
+    n_round, n_table = len(_R.c), len(_RT.c)
+    number = n_round + _RT.c.keys().index("number")
+    for rno, table_rows in zip(rounds, rows[1:1 + len(rounds)]):
+        r, tables, latest = None, {}, False
+        for row in table_rows:
+            r = r or SimpleNamespace(**dict(zip(_R.c.keys(), row[:n_round])))
+            tab = tables.get(row[number])
+            if tab is None:
+                tab = tables[row[number]] = _TableRow(**dict(zip(_RT.c.keys(), row[n_round:n_round + n_table])),
+                                                      sheets=[])
+            latest = row[n_round + n_table] is None
+            sheet = row[n_round + n_table + 1:]
+            if sheet[0] is not None:
+                tab.sheets.append(SimpleNamespace(**dict(zip(_S.c.keys(), sheet))))
+        for no in wanted[rno]:
             try:
-                out[(round_no, no)] = _playing(*by_no.get(no, (None, None, False)))
+                found[(rno, no)] = _playing(r if no in tables else None, tables.get(no), latest)
             except SyncRefusal as e:
-                out[(round_no, no)] = e
-    return out
+                found[(rno, no)] = e
+    players = {}
+    if start_nos:
+        players = {p.start_no: p for p in (SimpleNamespace(**dict(zip(_P.c.keys(), row))) for row in rows[-1])}
+    held = {p.id: p.pin_hash for p in players.values()}
+    missing = [s for s in start_nos if s not in players]
+    if missing:  # locked: read as they stand, not taken (pins.hold_players)
+        players.update((p.start_no, p) for p in db.session.scalars(FRESH_BY_NO, {"tid": tid, "nos": missing}))
+    return t, found, players, held
 
 
 def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submission,
