@@ -101,10 +101,11 @@ def issue_pins(app, tid) -> dict[int, str]:
 
 
 def signed_submission(app, tid, round_no, table_no, sums_cents, pins=None, key=None, note="",
-                      base_version=0) -> dict:
+                      base_version=0, players=None) -> dict:
     """The JSON body of POST /api/v1/sheets for a table of the stored draw, signed
     by its players with `pins` ({start_no: pin}; a player missing there signs with "0000").
-    Call it outside an app context (it opens its own)."""
+    `players`: these, for a table not in the stored draw. Call it outside an app context
+    (it opens its own)."""
     pins = pins or {}
     import uuid
 
@@ -115,9 +116,9 @@ def signed_submission(app, tid, round_no, table_no, sums_cents, pins=None, key=N
     from webapp.sync.protocol import Content
 
     with app.app_context():
-        r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == round_no))
-        tab = next(x for x in r.tables if x.number == table_no)
-        players = list(tab.players)
+        if players is None:
+            r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == round_no))
+            players = list(next(x for x in r.tables if x.number == table_no).players)
         token = table_token(tid, round_no, table_no)
     content = Content(tournament=tid, round=round_no, table=table_no, players=tuple(players),
                       sums_cents=tuple(sums_cents), note=note, base_version=base_version)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from datetime import timedelta
 from contextlib import contextmanager, nullcontext
 from types import SimpleNamespace
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from tests.helpers import (issue_pins, make_tournament, open_round, postgresql_messages, signed_submission,
                            sql_statements)
 from webapp.extensions import db
-from webapp.models import AuditEntry, Case, PinAttempt, Player, Sheet, Submission, Tournament
+from webapp.models import AuditEntry, Case, PinAttempt, Player, Sheet, Submission, Tournament, utcnow
 from webapp.services import chain, sheets
 from webapp.services.common import verify_audit_chain
 from webapp.sync import protocol, together as together_module
@@ -94,21 +95,30 @@ def _seq_before(app, tid, n_sheets) -> int:
 
 def test_each_sheet_of_a_batch_gets_its_own_answer_and_a_refusal_keeps_only_its_pin_count(app, six):
     """A batch of a good sheet, a wrong PIN (refused, the attempt counted: SEM-C4's signatures), a
-    negative sum (SEM-C8: to the referee), a correction of a version that is not there (stale) and
-    a sheet for a table of another round (gone): each answered as if alone."""
+    negative sum (SEM-C8: to the referee), a correction of a version that is not there (stale), a
+    sheet for a table of a round not drawn (gone) and one signed by a locked player (locked): each
+    answered as if alone."""
     tid, pins = six
     with app.app_context():
         t = db.session.get(Tournament, tid)
         seats = {tab.number: list(tab.players) for tab in t.rounds[0].tables}
+        db.session.execute(update(Player).where(Player.tournament_id == tid, Player.start_no == seats[6][0])
+                           .values(pin_locked_until=utcnow() + timedelta(minutes=10)))
+        db.session.commit()
     wrong = dict(pins)
     wrong[seats[2][1]] = "0000" if pins[seats[2][1]] != "0000" else "1111"
     bodies = [signed_submission(app, tid, 1, 1, _sums(1), pins=pins),
               signed_submission(app, tid, 1, 2, _sums(2), pins=wrong),
               signed_submission(app, tid, 1, 3, [1950, 1200, -150], pins=pins, note="posledná hra: betl, platil 2,40"),
-              signed_submission(app, tid, 1, 4, _sums(4), pins=pins, base_version=3, note="oprava")]
+              signed_submission(app, tid, 1, 4, _sums(4), pins=pins, base_version=3, note="oprava"),
+              signed_submission(app, tid, 2, 5, _sums(5), pins=pins, players=seats[5]),
+              signed_submission(app, tid, 1, 6, _sums(6), pins=pins)]
     v0 = _version(app, tid)
     out, _statements, _sent = _together(app, tid, bodies)
-    good, pin, negative, stale = out
+    good, pin, negative, stale, not_drawn, locked = out
+    assert isinstance(not_drawn, sheets.SyncRefusal) and not_drawn.http_status == 410 and not not_drawn.commit
+    assert isinstance(locked, sheets.SyncRefusal) and locked.http_status == 423
+    assert locked.body["start_no"] == seats[6][0]
     assert good.http_status == 200 and good.body["status"] == "accepted"
     assert isinstance(pin, sheets.SyncRefusal) and pin.http_status == 422 and pin.commit
     assert (pin.body["error"], pin.body["start_no"], pin.body["attempts_left"]) == ("wrong-pin", seats[2][1], 4)
