@@ -280,9 +280,11 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
     kinds = ("bare-gunicorn", "gunicorn") if workers else ("bare", "listok")
     with venue.ServerProcess(kinds[0], url, threads=threads, workers=workers) as bare, \
             venue.ServerProcess(kinds[1], url, threads=threads, workers=workers) as server:
-        venue.get(server.port, f"/t/{tid}/standings")  # templates compiled, as after any first visitor
-        venue.get(server.port, f"/t/{tid}/projector")
-        venue.get(server.port, f"/api/v1/table?token={bodies[0]['token']}")
+        # templates compiled and the pages of the closed rounds rendered, as after any first visitor: in
+        # every process (a worker's first standings are computed while the others' are kept)
+        warm = [f"/t/{tid}/standings", f"/t/{tid}/projector", f"/api/v1/table?token={bodies[0]['token']}"]
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda path: venue.get(server.port, path), warm * 4 * max(workers, 1)))
         rss_rest = server.rss_mb()
         pairs = []
         for k, (_tid, listok_bodies) in enumerate(venues):
