@@ -173,9 +173,17 @@ class _Compiled(NamedTuple):
 
 def _processors(dialect, compiled: _Compiled, description) -> list[tuple[int, object]]:
     """(column, result processor) where SQLAlchemy applies one, as it chooses them: by the type the
-    driver described (PostgreSQL's numeric …)."""
-    return [(i, p) for i, (column, described) in enumerate(zip(compiled.statement.exported_columns, description))
+    driver described (PostgreSQL's numeric …); found once per statement and described types."""
+    key = (dialect.name, id(compiled.statement), tuple(d[1] for d in description))
+    found = _PROCESSORS.get(key)
+    if found is None:
+        found = _PROCESSORS[key] = [
+            (i, p) for i, (column, described) in enumerate(zip(compiled.statement.exported_columns, description))
             if (p := column.type._cached_result_processor(dialect, described[1])) is not None]
+    return found
+
+
+_PROCESSORS: dict = {}
 
 
 _COMPILED: dict = {}
