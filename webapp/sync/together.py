@@ -55,7 +55,7 @@ class Together:
     def coming(self):
         """Around reading a sheet's request: a leader waits a few milliseconds for the sheets being
         read by other threads at that moment, so that they join its batch instead of each
-        leading one of their own after it (a batch's fixed cost is two thirds of a lone sheet's)."""
+        leading one of their own after it (a batch of six costs about what one sheet alone does)."""
         with self._lock:
             self.arriving += 1
         mine = [True]
