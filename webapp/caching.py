@@ -21,7 +21,6 @@ import hashlib
 import os
 import time
 from functools import lru_cache
-from pathlib import Path
 
 from flask import Flask, current_app, g, request
 from flask.sessions import SecureCookieSessionInterface
@@ -30,7 +29,6 @@ from sqlalchemy import bindparam, select
 
 from . import i18n
 from .database import read_row
-from .extensions import db
 from .models import Tournament
 from .services.cache import VersionedCache
 
