@@ -54,7 +54,7 @@ def read_row(statement, params: dict):
     connection goes back to the pool). Straight on the driver's cursor, the statement compiled
     once per dialect: a phone sheet and a revalidated page pay for no execution context."""
     engine = db.engine
-    compiled = _compiled(engine.dialect, statement)
+    compiled = _compiled(engine.dialect, statement, params)
     pooled = engine.raw_connection()
     try:
         dbapi = pooled.driver_connection
@@ -72,12 +72,7 @@ def read_row(statement, params: dict):
                 dbapi.autocommit = False
     finally:
         pooled.close()
-    if row is None:
-        return None
-    row = list(row)
-    for i, p in processors:
-        row[i] = p(row[i])
-    return tuple(row)
+    return None if row is None else tuple(_processed([row], processors)[0])
 
 
 def select_all(steps: list[tuple[object, dict]]) -> list[list[tuple]]:
@@ -90,7 +85,7 @@ def select_all(steps: list[tuple[object, dict]]) -> list[list[tuple]]:
     first reads (services/sheets.submit_together), issue 11."""
     conn = db.session.connection()
     dbapi = conn.connection.driver_connection
-    prepared = [(_compiled(conn.dialect, statement), params) for statement, params in steps]
+    prepared = [(_compiled(conn.dialect, statement, params), params) for statement, params in steps]
     cursors = []
     with dbapi.pipeline() if conn.dialect.name == "postgresql" else nullcontext():
         for compiled, params in prepared:
@@ -99,15 +94,8 @@ def select_all(steps: list[tuple[object, dict]]) -> list[list[tuple]]:
     out = []
     for cur, (compiled, _p) in zip(cursors, prepared):
         found = cur.fetchall()
-        processors = _processors(conn.dialect, compiled, cur.description)
+        out.append(_processed(found, _processors(conn.dialect, compiled, cur.description)))
         cur.close()
-        if processors:
-            rows = [list(row) for row in found]
-            for row in rows:
-                for i, p in processors:
-                    row[i] = p(row[i])
-            found = rows
-        out.append(found)
     return out
 
 
@@ -169,6 +157,19 @@ class _Compiled(NamedTuple):
     binds: dict  # bind processors by name
     defaults: dict  # the Python-side column defaults an INSERT's compiled form asks for, by name
     statement: object  # kept: the cache is keyed by its id
+    expanding: tuple = ()  # the names of its IN lists (`bindparam(…, expanding=True)`), one placeholder each
+    compiled: object = None  # SQLAlchemy's compiled form, which expands them (`_compiled` with parameters)
+
+
+def _processed(rows, processors: list) -> list:
+    """`rows` with the result processors applied (as lists; the rows themselves when there are none)."""
+    if not processors:
+        return rows
+    out = [list(row) for row in rows]
+    for row in out:
+        for i, p in processors:
+            row[i] = p(row[i])
+    return out
 
 
 def _processors(dialect, compiled: _Compiled, description) -> list[tuple[int, object]]:
@@ -184,15 +185,34 @@ def _processors(dialect, compiled: _Compiled, description) -> list[tuple[int, ob
 
 
 _PROCESSORS: dict = {}
-
-
 _COMPILED: dict = {}
 RAW_LISTENERS: list = []  # called with each statement run on the driver's cursor (the tests' statement counts)
 
 
-def _compiled(dialect, statement) -> _Compiled:
+def _compiled(dialect, statement, params: dict | None = None) -> _Compiled:
     """`statement` as read_row, select_all and run_steps send it, compiled once per dialect, with
-    what SQLAlchemy applies to its parameters (its results': _processors)."""
+    what SQLAlchemy applies to its parameters (its results': _processors). With `params`, its IN
+    lists expanded to their lengths there (compiled once per lengths, as SQLAlchemy does)."""
+    found = _compiled_once(dialect, statement)
+    if not found.expanding:
+        return found
+    if params is None:
+        raise ValueError("a statement with an IN list is compiled with its parameters")
+    lengths = tuple(len(params[name]) for name in found.expanding)
+    key = (dialect.name, id(statement), lengths)
+    expanded = _COMPILED.get(key)
+    if expanded is None:
+        state = found.compiled.construct_expanded_state(params, escape_names=False)
+        binds = dict(found.binds)
+        for name, n in zip(found.expanding, lengths):
+            if name in found.binds:
+                binds.update((f"{name}_{i}", found.binds[name]) for i in range(1, n + 1))
+        expanded = _COMPILED[key] = found._replace(
+            sql=state.statement, names=list(state.positiontup) if found.names is not None else None, binds=binds)
+    return expanded
+
+
+def _compiled_once(dialect, statement) -> _Compiled:
     key = (dialect.name, id(statement))
     found = _COMPILED.get(key)
     if found is None:
@@ -213,7 +233,9 @@ def _compiled(dialect, statement) -> _Compiled:
             elif not bind.required:  # a value of the statement's own (a LIMIT's …)
                 defaults[name] = lambda value=bind.effective_value: value
         found = _COMPILED[key] = _Compiled(compiled.string, list(compiled.positiontup) if compiled.positional
-                                           else None, binds, defaults, statement)
+                                           else None, binds, defaults, statement,
+                                           tuple(name for name, bind in compiled.binds.items() if bind.expanding),
+                                           compiled)
     return found
 
 
@@ -222,6 +244,8 @@ def _params(compiled: _Compiled, row: dict):
     for listen in RAW_LISTENERS:
         listen(compiled.sql)
     values = {**{k: make() for k, make in compiled.defaults.items() if k not in row}, **row}
+    for name in compiled.expanding:  # an IN list: a value per placeholder (`_compiled` with parameters)
+        values.update((f"{name}_{i}", v) for i, v in enumerate(values.pop(name), start=1))
     values = {k: (compiled.binds[k](v) if k in compiled.binds else v) for k, v in values.items()}
     return [values[n] for n in compiled.names] if compiled.names is not None else values
 

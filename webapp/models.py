@@ -8,6 +8,7 @@ import secrets
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from types import SimpleNamespace
 
 from flask_login import UserMixin
 from sqlalchemy import JSON, BigInteger, ForeignKey, Numeric, String, Text, UniqueConstraint
@@ -216,6 +217,15 @@ def counting_sheet(sheets):
     """The sheet of a table that counts: the newest accepted version (`sheets` in version order)."""
     accepted = [s for s in sheets if s.status == "accepted"]
     return accepted[-1] if accepted else None
+
+
+class TableRow(SimpleNamespace):
+    """A round table read as a plain row with its `sheets` (the public pages' view, a batch of phone
+    sheets), not an ORM object: its `sheet` as RoundTable.sheet."""
+
+    @property
+    def sheet(self):
+        return counting_sheet(self.sheets)
 
 
 class Sheet(db.Model):

@@ -248,14 +248,14 @@ def _locked(player: Player, until: datetime) -> PinLocked:
 
 _PLAYER = Player.__table__
 # table-level, not the ORM's bulk-update path; the rows it returns load the players (populate_existing)
-_HOLD = (update(_PLAYER).where(_PLAYER.c.tournament_id == bindparam("tid"),
+HOLD = (update(_PLAYER).where(_PLAYER.c.tournament_id == bindparam("tid"),
                                _PLAYER.c.start_no.in_(bindparam("nos", expanding=True)),
                                or_(_PLAYER.c.pin_locked_until.is_(None), _PLAYER.c.pin_locked_until <= bindparam("now")))
          .values(pin_failures=_PLAYER.c.pin_failures).returning(*_PLAYER.c))
-_HOLD_LOADING = select(Player).from_statement(_HOLD).execution_options(populate_existing=True)
+_HOLD_LOADING = select(Player).from_statement(HOLD).execution_options(populate_existing=True)
 PLAYERS_BY_NO = select(Player).where(Player.tournament_id == bindparam("tid"),
                                      Player.start_no.in_(bindparam("nos", expanding=True)))
-FRESH_BY_NO = PLAYERS_BY_NO.execution_options(populate_existing=True)
+_FRESH_BY_NO = PLAYERS_BY_NO.execution_options(populate_existing=True)
 
 
 def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Player], dict[int, str | None]]:
@@ -265,12 +265,19 @@ def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Pla
     their turn per player. Returns the players by start number (a locked one read as it
     stands, by a second statement) and `held`, the fresh pin_hash by id of those taken: a
     phone sheet reads its table's players and takes them in one statement (issue 11)."""
-    loaded = db.session.scalars(_HOLD_LOADING, {"tid": t.id, "nos": list(start_nos), "now": now}).all()
+    return taken(t.id, db.session.scalars(_HOLD_LOADING, {"tid": t.id, "nos": list(start_nos), "now": now}).all(),
+                 start_nos)
+
+
+def taken(tid: int, loaded: list, start_nos) -> tuple[dict[int, Player], dict[int, str | None]]:
+    """hold_players' answer from the players `HOLD` returned (ORM objects, or plain rows where a
+    batch of phone sheets ran it, services/sheets.py); the locked ones, which it did not take, read
+    as they stand."""
     players = {p.start_no: p for p in loaded}
     held = {p.id: p.pin_hash for p in loaded}
     missing = [s for s in start_nos if s not in players]
     if missing:
-        players.update((p.start_no, p) for p in db.session.scalars(FRESH_BY_NO, {"tid": t.id, "nos": missing}))
+        players.update((p.start_no, p) for p in db.session.scalars(_FRESH_BY_NO, {"tid": tid, "nos": missing}))
     return players, held
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.orm import selectinload
 from ..database import select_all
 from ..extensions import db
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
-                      Tournament, counting_sheet, utcnow)
+                      TableRow, Tournament, utcnow)
 from ..rules import model as rules
 from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
 from ..rules.points import administrative_correction, sheet_hints, table_outcome, tied_winners
@@ -50,12 +50,6 @@ def load_tournament(tid: int) -> Tournament:
     if t is None:
         abort(404)
     return t
-
-
-class _Table(SimpleNamespace):
-    @property
-    def sheet(self):
-        return counting_sheet(self.sheets)  # as RoundTable.sheet
 
 
 # what no public page shows, not read for them: what players signed (each sheet's content and its
@@ -133,11 +127,11 @@ def engine_view(tid: int) -> SimpleNamespace:
         abort(404)
     t = rows("tournament")[0]
     t.players, t.events, t.corrections, t.rounds = rows("players"), rows("events"), rows("corrections"), rows("rounds")
-    tables: dict[int, _Table] = {}
+    tables: dict[int, TableRow] = {}
     by_round = {r.id: r for r in t.rounds}
     for r in t.rounds:
         r.tables = []
-    for tab in rows("tables", make=_Table):
+    for tab in rows("tables", make=TableRow):
         tab.sheets = []
         tables[tab.id] = tab
         by_round[tab.round_id].tables.append(tab)

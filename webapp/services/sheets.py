@@ -18,21 +18,21 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 from flask_babel import force_locale, get_locale, gettext as _
-from sqlalchemy import LABEL_STYLE_TABLENAME_PLUS_COL, bindparam, insert, or_, select, update
+from sqlalchemy import LABEL_STYLE_TABLENAME_PLUS_COL, bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
 from ..database import read_row, run_steps, select_all
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
-                      Submission as SubmissionRow, Tournament, counting_sheet, utcnow)
+                      Submission as SubmissionRow, TableRow, Tournament, utcnow)
 from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump, bumped, quiet_bump
 from .engine import rules_table
-from .pins import (FRESH_BY_NO, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players,
-                   pin_proof, round_started)
+from .pins import (HOLD, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof,
+                   round_started, taken)
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -148,14 +148,10 @@ _TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_ex
 _LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
                 .limit(1).scalar_subquery())
 # the table's sheets in the same statement: a phone sheet and a poll need them (_same_sheet, shown_sheet)
-def _round_tables(which):
-    return (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
-            .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
-            .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"), which)
-            .order_by(Sheet.version))
-
-
-_ROUND_TABLE = _round_tables(RoundTable.number == bindparam("no"))
+_ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+                .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
+                .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
+                       RoundTable.number == bindparam("no")).order_by(Sheet.version))
 # …and with the tournament, where nothing is locked (and a phone sheet on SQLite, locked by BEGIN IMMEDIATE
 # before it). A phone sheet on PostgreSQL locks the tournament's row in a statement of its own first: a
 # statement's snapshot predates its wait for the lock, and the table's sheets read with it would miss a
@@ -543,36 +539,14 @@ def _locale(locale: str | None):
     return force_locale(locale)
 
 
-class _TableRow(SimpleNamespace):
-    @property
-    def sheet(self):
-        return counting_sheet(self.sheets)  # as RoundTable.sheet
-
-
 _T, _R, _RT, _S, _P = (m.__table__ for m in (Tournament, Round, RoundTable, Sheet, Player))
 _TOURNAMENT_ROW_LOCKED = select(*_T.c).where(_T.c.id == bindparam("tid")).with_for_update()
-_BATCH_READS: dict = {}
-
-
-def _batch_statement(kind: str, n: int):
-    """A batch's read of `n` tables of a round (their round, whether a later round exists, their sheets:
-    a row per sheet) or the UPDATE … RETURNING that takes `n` players' rows (pins.hold_players),
-    built once per size: `database.select_all` runs a statement as compiled."""
-    found = _BATCH_READS.get((kind, n))
-    if found is None:
-        if kind == "tables":
-            found = (select(*_R.c, *_RT.c, _LATER_ROUND.label("later"), *_S.c)
-                     .select_from(_R.join(_RT, _RT.c.round_id == _R.c.id).outerjoin(_S, _S.c.table_id == _RT.c.id))
-                     .where(_R.c.tournament_id == bindparam("tid"), _R.c.number == bindparam("rno"),
-                            _RT.c.number.in_([bindparam(f"n{i}") for i in range(n)]))
-                     .order_by(_RT.c.number, _S.c.version)).set_label_style(LABEL_STYLE_TABLENAME_PLUS_COL)
-        else:
-            found = (update(_P).where(_P.c.tournament_id == bindparam("tid"),
-                                      _P.c.start_no.in_([bindparam(f"n{i}") for i in range(n)]),
-                                      or_(_P.c.pin_locked_until.is_(None), _P.c.pin_locked_until <= bindparam("now")))
-                     .values(pin_failures=_P.c.pin_failures).returning(*_P.c))
-        _BATCH_READS[(kind, n)] = found
-    return found
+# a round's tables, whether a later round exists, and their sheets: a row per sheet (_ROUND_TABLE's, as rows)
+_TABLE_ROWS = (select(*_R.c, *_RT.c, _LATER_ROUND.label("later"), *_S.c)
+               .select_from(_R.join(_RT, _RT.c.round_id == _R.c.id).outerjoin(_S, _S.c.table_id == _RT.c.id))
+               .where(_R.c.tournament_id == bindparam("tid"), _R.c.number == bindparam("rno"),
+                      _RT.c.number.in_(bindparam("nos", expanding=True)))
+               .order_by(_RT.c.number, _S.c.version)).set_label_style(LABEL_STYLE_TABLENAME_PLUS_COL)
 
 
 def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], now) -> tuple:
@@ -587,11 +561,8 @@ def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], 
     rounds = sorted({rno for rno, _no in places})
     wanted = {rno: sorted({no for r, no in places if r == rno}) for rno in rounds}
     steps = [(_TOURNAMENT_ROW_LOCKED, {"tid": tid})]
-    steps += [(_batch_statement("tables", len(wanted[rno])),
-               {"tid": tid, "rno": rno, **{f"n{i}": no for i, no in enumerate(wanted[rno])}}) for rno in rounds]
-    if start_nos:
-        steps.append((_batch_statement("players", len(start_nos)),
-                      {"tid": tid, "now": now, **{f"n{i}": s for i, s in enumerate(start_nos)}}))
+    steps += [(_TABLE_ROWS, {"tid": tid, "rno": rno, "nos": wanted[rno]}) for rno in rounds]
+    steps.append((HOLD, {"tid": tid, "nos": start_nos, "now": now}))
     rows = select_all(steps)
     if not rows[0]:
         raise gone(_("This tournament is no longer on this server."))
@@ -605,8 +576,8 @@ def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], 
             r = r or SimpleNamespace(**dict(zip(_R.c.keys(), row[:n_round])))
             tab = tables.get(row[number])
             if tab is None:
-                tab = tables[row[number]] = _TableRow(**dict(zip(_RT.c.keys(), row[n_round:n_round + n_table])),
-                                                      sheets=[])
+                tab = tables[row[number]] = TableRow(**dict(zip(_RT.c.keys(), row[n_round:n_round + n_table])),
+                                                     sheets=[])
             latest = row[n_round + n_table] is None
             sheet = row[n_round + n_table + 1:]
             if sheet[0] is not None:
@@ -616,13 +587,7 @@ def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], 
                 found[(rno, no)] = _playing(r if no in tables else None, tables.get(no), latest)
             except SyncRefusal as e:
                 found[(rno, no)] = e
-    players = {}
-    if start_nos:
-        players = {p.start_no: p for p in (SimpleNamespace(**dict(zip(_P.c.keys(), row))) for row in rows[-1])}
-    held = {p.id: p.pin_hash for p in players.values()}
-    missing = [s for s in start_nos if s not in players]
-    if missing:  # locked: read as they stand, not taken (pins.hold_players)
-        players.update((p.start_no, p) for p in db.session.scalars(FRESH_BY_NO, {"tid": tid, "nos": missing}))
+    players, held = taken(tid, [SimpleNamespace(**dict(zip(_P.c.keys(), row))) for row in rows[-1]], start_nos)
     return t, found, players, held
 
 
