@@ -135,16 +135,17 @@ def test_pin_slips_print_in_slovak_and_czech_and_explain_both_ways_to_sign(app, 
     assert 'lang="sk"' in one and 'lang="cs"' in one and "Issue a new PIN" in one  # the page itself: English
 
 
-def test_bulk_pin_issue_for_400_players_is_one_short_request(app, op):
-    """Issue 8: 399 PINs took 18 s with scrypt; keyed verifiers make one request enough."""
-    import time
+def test_bulk_pin_issue_for_400_players_is_one_request_of_keyed_verifiers(app, op):
+    """399 slips in one request, every verifier the keyed HMAC (cheap to make), none a slow
+    werkzeug hash: the speed itself is measured in benchmarks, not asserted here."""
+    from webapp.services.pins import VERIFIER
 
     tid = make_tournament(app, 399)
-    start = time.perf_counter()
     r = op.post(f"/operator/t/{tid}/pins", data={"start_no": [str(s) for s in range(1, 400)]})
-    elapsed = time.perf_counter() - start
     assert r.status_code == 200 and text(r).count('<article class="pin-slip"') == 399
-    assert elapsed < 2.0, f"{elapsed:.2f} s"
+    with app.app_context():
+        stored = db.session.scalars(db.select(Player.pin_hash).where(Player.tournament_id == tid)).all()
+    assert len(stored) == 399 and all(h.startswith(VERIFIER) for h in stored)
 
 
 @pytest.mark.parametrize("lang", ["sk", "cs", "en"])
