@@ -92,50 +92,48 @@ def _seated(d: dict, r: int, k: int = 0) -> tuple[int, int]:
     return tb["table"], tb["players"][1]
 
 
+def _withdrawn_then_seated(code: str, n: int, r: int, rule: str) -> tuple[dict, list[str]]:
+    """A player of round r withdrew after round r-1 (SEM-D4, TH-5)."""
+    d = as_file(played(code, n, r))
+    table, s = _seated(d, r)
+    d["events"] = [{"type": "withdrawn", "start_no": s, "after_round": r - 1}]
+    return d, [f"round {r}, table {table}: start number {s} withdrew after round {r - 1} ({rule})"]
+
+
+def _disqualified_then_seated(code: str, n: int, r: int, card: bool = False) -> tuple[dict, list[str]]:
+    """A player of round r was disqualified in round r-1 (SEM-D2), on the sheet or by a red card."""
+    d = as_file(played(code, n, r))
+    table, s = _seated(d, r)
+    if card:
+        d["events"] = [{"type": "card", "colour": "red", "start_no": s, "round": r - 1, "referees": ["A", "B"]}]
+    for tb in _tables(d, r - 1):
+        if s in tb["players"] and not card:
+            tb["disqualified"] = [s]
+    return d, [f"round {r}, table {table}: start number {s} was disqualified in round {r - 1} (SEM-D2)"]
+
+
 def smu_d4_results_after_withdrawal():
-    d = as_file(played("smu", 10, 3))
-    table, s = _seated(d, 3)
-    d["events"] = [{"type": "withdrawn", "start_no": s, "after_round": 2}]
-    return d, [f"round 3, table {table}: start number {s} withdrew after round 2 (SEM-D4)"]
+    return _withdrawn_then_seated("smu", 10, 3, "SEM-D4")
 
 
 def smu_d2_results_after_disqualification():
-    d = as_file(played("smu", 10, 3))
-    table, s = _seated(d, 3)
-    for tb in _tables(d, 2):
-        if s in tb["players"]:
-            tb["disqualified"] = [s]
-    return d, [f"round 3, table {table}: start number {s} was disqualified in round 2 (SEM-D2)"]
+    return _disqualified_then_seated("smu", 10, 3)
 
 
 def smu_e8_red_card_then_results_in_a_later_round():
-    d = as_file(played("smu", 10, 3))
-    table, s = _seated(d, 3)
-    d["events"] = [{"type": "card", "colour": "red", "start_no": s, "round": 1, "referees": ["A", "B"]}]
-    return d, [f"round 2, table", f"start number {s} was disqualified in round 1 (SEM-D2)"]
+    return _disqualified_then_seated("smu", 10, 3, card=True)
 
 
 def th5_results_after_withdrawal():
-    d = as_file(played("thousand", 12, 3))
-    table, s = _seated(d, 3)
-    d["events"] = [{"type": "withdrawn", "start_no": s, "after_round": 2}]
-    return d, [f"round 3, table {table}: start number {s} withdrew after round 2 (TH-5)"]
+    return _withdrawn_then_seated("thousand", 12, 3, "TH-5")
 
 
 def th_d2_results_after_disqualification():
-    d = as_file(played("thousand", 12, 3))
-    table, s = _seated(d, 3)
-    for tb in _tables(d, 2):
-        if s in tb["players"]:
-            tb["disqualified"] = [s]
-    return d, [f"round 3, table {table}: start number {s} was disqualified in round 2 (SEM-D2)"]
+    return _disqualified_then_seated("thousand", 12, 3)
 
 
 def csm_d4_results_after_withdrawal():
-    d = as_file(played("csm", 12, 2))
-    table, s = _seated(d, 2)
-    d["events"] = [{"type": "withdrawn", "start_no": s, "after_round": 1}]
-    return d, [f"round 2, table {table}: start number {s} withdrew after round 1 (SEM-D4)"]
+    return _withdrawn_then_seated("csm", 12, 2, "SEM-D4")
 
 
 def th2_final_with_the_ninth_placed_player():

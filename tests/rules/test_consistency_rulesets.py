@@ -9,20 +9,11 @@ from decimal import Decimal as D
 import pytest
 
 from tests.rules.builders_inconsistent import CASES, _zero, as_file, played
-from webapp.rules.exchange import ExchangeError, dump, from_dict, loads
+from tests.rules.test_sem_fidelity import refused
+from webapp.rules.exchange import dump, from_dict, loads
 from webapp.rules.points import table_outcome
 from webapp.rules.ruleset import get_ruleset
 from webapp.rules.standings import standings
-
-
-def refused(d: dict, *fragments: str) -> str:
-    with pytest.raises(ExchangeError) as e:
-        from_dict(d, "t.json")
-    text = str(e.value)
-    assert text.startswith("t.json: ") and "\n" not in text
-    for f in fragments:
-        assert f in text, text
-    return text
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

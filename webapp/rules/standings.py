@@ -54,17 +54,11 @@ def field_status(t: Tournament, upto: int | None = None) -> FieldStatus:
         for table in rnd.tables:
             for s in table.disqualified:
                 dq.setdefault(s, rnd.number)
-    yellows: dict[int, int] = {}
+    for s, r in card_disqualifications(t, upto).items():
+        dq.setdefault(s, r)
     withdrawn: dict[int, int] = {}
     for ev in t.events:
-        if ev.type == "card" and ev.round is not None and ev.round <= upto:
-            if ev.colour == "red":
-                dq.setdefault(ev.start_no, ev.round)
-            elif ev.colour == "yellow":
-                yellows[ev.start_no] = yellows.get(ev.start_no, 0) + 1
-                if yellows[ev.start_no] == 2:
-                    dq.setdefault(ev.start_no, ev.round)
-        elif ev.type == "withdrawn" and ev.after_round is not None:
+        if ev.type == "withdrawn" and ev.after_round is not None:
             withdrawn[ev.start_no] = ev.after_round
     unranked = frozenset(
         p.start_no for p in t.players
@@ -74,13 +68,13 @@ def field_status(t: Tournament, upto: int | None = None) -> FieldStatus:
     return FieldStatus(dq, withdrawn, unranked)
 
 
-def card_disqualifications(t: Tournament) -> dict[int, int]:
+def card_disqualifications(t: Tournament, upto: int | None = None) -> dict[int, int]:
     """start_no -> the round of the card that disqualifies: a red card, or the
-    second yellow in the tournament (SEM-E6, E8)."""
+    second yellow in the tournament (SEM-E6, E8); cards of rounds 1..upto."""
     out: dict[int, int] = {}
     yellows: dict[int, int] = {}
     for ev in t.events:
-        if ev.type != "card" or ev.round is None:
+        if ev.type != "card" or ev.round is None or (upto is not None and ev.round > upto):
             continue
         if ev.colour == "red":
             out.setdefault(ev.start_no, ev.round)
