@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from tests.rules.builders_inconsistent import CASES, file_text
 from tests.test_cli import POPRAD, bad, edited, ok, run, write  # noqa: F401  (run is a fixture)
+from webapp.rules.ruleset import get_ruleset
 
 DATA = Path(__file__).resolve().parent / "data"
 SMU = str(DATA / "smu10.json")
@@ -130,3 +134,19 @@ def test_smu_and_thousand_season(run):
     d = ok(run("season", TH))
     assert "score" in d["players"][0] and d["players"][0]["points"] == 14
     json.dumps(d)
+
+
+# --- inconsistent files of every rule set: exit 2, one line, for standings and draw -------
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_listok_refuses_an_inconsistent_file_of_another_rule_set(run, tmp_path, name):
+    """SMU-1/4, CSM-1, TH-1/2/5, SEM-D2/D4 in every rule set: `listok standings` and
+    `listok draw` refuse the file with exit status 2 and one line naming what is wrong."""
+    d, fragments = CASES[name]()
+    f = write(tmp_path, f"{name}.json", file_text(d))
+    msg = bad(run("standings", f))
+    assert msg.startswith(f"{f}: round ")
+    for part in fragments:
+        assert part in msg, msg
+    next_round = min(len(d["rounds"]) + 1, get_ruleset(d["ruleset"]).rounds)
+    assert bad(run("draw", f, "--round", next_round)) == msg

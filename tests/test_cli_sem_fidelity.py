@@ -60,12 +60,24 @@ def test_sem_b7_listok_missing_table_in_round_3_also_refuses_the_round_4_draw(tm
 
 
 def test_sem_d1c_listok_red_card_only_as_an_event(tmp_path):
+    """SEM-E8, D1c: a red card recorded only as an event counts at the player's table,
+    as the server counts it: the same standings as the file listing the disqualification."""
     d = load(R3)
     tb = d["rounds"][1]["tables"][3]
     s = tb["players"][0]
     d["events"] = [{"type": "card", "colour": "red", "start_no": s, "round": 2, "referees": ["Rozhodca A", "B"]}]
-    msg = bad(run("standings", write(tmp_path, "card.json", d)))
-    assert f"round 2, table {tb['table']}: start number {s} has a card that disqualifies" in msg and "SEM-D1c" in msg
+    d["rounds"] = d["rounds"][:2]  # the card was given after round 2 closed, before round 3
+    card = run("standings", write(tmp_path, "card.json", d))
+    assert card.exit_code == 0, card.output
+    listed = json.loads(json.dumps(d))
+    listed["rounds"][1]["tables"][3]["disqualified"] = [s]
+    same = run("standings", write(tmp_path, "listed.json", listed))
+    assert json.loads(card.stdout) == json.loads(same.stdout)
+    rows = {row["start_no"]: row for row in json.loads(card.stdout)["standings"]}
+    assert s not in rows
+    for p, v in zip(tb["players"], tb["sums"]):
+        if p != s:
+            assert rows[p]["sums"][1] == f"{float(v) + 1:.2f}"  # + 1 EUR from the disqualified player
 
 
 def test_sem_e8_listok_red_card_with_one_referee(tmp_path):

@@ -79,16 +79,29 @@ def test_sem_b9_cut_round_with_a_missing_table_is_refused():
 # --- point 2: a card that disqualifies is on the sheet (SEM-D1c), E8 ----------------------
 
 
-def test_sem_d1c_red_card_without_disqualified_on_the_sheet_is_refused():
+def test_sem_d1c_red_card_only_as_an_event_disqualifies_at_that_table():
+    """SEM-E8 "Červená karta … znamená automaticky stop v aktuálnom turnaji": a red card
+    recorded only as an event is applied at the player's table of the card's round
+    (SEM-D1c), as the server applies it: the same tournament as the sheet listing it."""
     d = as_file(played(27, 2))
-    s = d["rounds"][1]["tables"][2]["players"][1]
-    d["events"] = [{"type": "card", "colour": "red", "start_no": s, "round": 2, "referees": ["A", "B"]}]
-    refused(d, "round 2, table 3", f"start number {s} has a card", "SEM-D1c")
     tb = d["rounds"][1]["tables"][2]
-    tb["disqualified"] = [s]
+    s = tb["players"][1]
+    d["events"] = [{"type": "card", "colour": "red", "start_no": s, "round": 2, "referees": ["A", "B"]}]
     t = from_dict(d, "t.json")
-    out = table_outcome(SEM, next(x for x in t.rounds[1].tables if x.table == 3))
-    assert sorted(p for p in out.points if p is not None) in ([3, 5], [4, 4])
+    table = next(x for x in t.rounds[1].tables if x.table == 3)
+    assert table.disqualified == (s,)
+    listed = json.loads(json.dumps(d))
+    listed["rounds"][1]["tables"][2]["disqualified"] = [s]
+    assert from_dict(listed, "t.json") == t
+    out = table_outcome(SEM, table)
+    sums = {p: D(v) for p, v in zip(tb["players"], tb["sums"])}
+    others = [p for p in tb["players"] if p != s]
+    assert [out.money[tb["players"].index(p)] for p in others] == [sums[p] + 1 for p in others]
+    a, b = others
+    expected = {a: 4, b: 4} if sums[a] == sums[b] else {max(others, key=sums.get): 5, min(others, key=sums.get): 3}
+    assert {p: out.points[tb["players"].index(p)] for p in others} == expected
+    assert s not in [r.player.start_no for r in standings(t)]
+    assert json.loads(dump(t))["rounds"][1]["tables"][2]["disqualified"] == [s]
 
 
 def test_sem_e8_red_card_with_one_referee_is_refused():
@@ -99,10 +112,27 @@ def test_sem_e8_red_card_with_one_referee_is_refused():
 
 def test_sem_e6_second_yellow_is_a_disqualification_on_that_sheet():
     d = as_file(played(27, 2))
-    s = d["rounds"][1]["tables"][0]["players"][0]
+    tb = d["rounds"][1]["tables"][0]
+    s = tb["players"][0]
     d["events"] = [{"type": "card", "colour": "yellow", "start_no": s, "round": 1, "referees": ["A"]},
                    {"type": "card", "colour": "yellow", "start_no": s, "round": 2, "referees": ["A"]}]
-    refused(d, "round 2, table 1", "SEM-D1c")
+    t = from_dict(d, "t.json")
+    assert all(s not in x.disqualified for x in t.rounds[0].tables)  # the first yellow is no disqualification
+    assert next(x for x in t.rounds[1].tables if x.table == 1).disqualified == (s,)
+
+
+def test_sem_d1b_red_card_next_to_a_disqualified_player_leaves_one():
+    """A card at a table that already lists a disqualification: two out, SEM-D1b."""
+    d = as_file(played(27, 2))
+    tb = d["rounds"][1]["tables"][1]
+    a, b, c = tb["players"]
+    tb["disqualified"] = [a]
+    d["events"] = [{"type": "card", "colour": "red", "start_no": c, "round": 2, "referees": ["A", "B"]}]
+    t = from_dict(d, "t.json")
+    table = next(x for x in t.rounds[1].tables if x.table == 2)
+    assert table.disqualified == (a, c)
+    assert table_outcome(SEM, table).points == (None, 5, None)
+    assert table_outcome(SEM, table).money == (None, D("10.00"), None)
 
 
 # --- point 5: SEM-C11 -------------------------------------------------------------

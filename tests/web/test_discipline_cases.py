@@ -5,6 +5,7 @@ after the round closed (SEM-D1c), is a "discipline" case; a referee of the
 tournament applies it directly. What changes no counted result stays direct."""
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal as D
 
@@ -291,3 +292,46 @@ def test_sem_d1_proposal_approved_after_the_round_closed_keeps_the_sums(app, cou
         s = db.session.scalar(select(Sheet).where(Sheet.version == 2))
         assert s.sums == ["14.00", "10.00", "6.00"] and s.early
     assert chain_ok(app, tid)
+
+
+def test_sem_d1c_card_after_close_the_server_and_a_file_agree(app, people):
+    """SEM-E8 "Červená karta … znamená automaticky stop v aktuálnom turnaji", SEM-D1c:
+    the referee's red card after round 1 closed gives table 1 a new sheet version; the
+    exported file with the card only as an event (no `disqualified` on the table) reads
+    to the same tournament and standings, and imported it stores the disqualification
+    and shows it on the standings as the server's own tournament does."""
+    from io import BytesIO
+
+    from webapp.rules import exchange
+    from webapp.rules.report import standings_report
+
+    tid = make_tournament(app, 9)
+    play_round(app, tid, seed=1)
+    op, ref, _boss = people
+    (a, b, c), _s, before = table(app, tid, 1)
+    r = post(ref, tid, "card", start_no=a, colour="red", round=1, referee1="Novák", referee2="Kováč",
+             version=tversion(app, tid))
+    assert r.status_code == 302
+    served = exchange.loads(op.get(f"/operator/t/{tid}/export.json").data, "export.json")
+    d = exchange.to_dict(served)
+    tb = d["rounds"][0]["tables"][0]
+    assert tb["disqualified"] == [a]
+    del tb["disqualified"]
+    del d["id"]
+    from_card = exchange.from_dict(d, "card.json")
+    assert from_card.rounds == served.rounds
+    assert standings_report(from_card) == standings_report(served)
+    note = f"Start number {a} was disqualified by a card in round 1 (SEM-E): table 1 of that round counts as SEM-D1c says"
+    assert note in text(op.get(f"/operator/t/{tid}/standings"))
+
+    r = op.post("/operator/import", data={"file": (BytesIO(json.dumps(d).encode()), "card.json")},
+                content_type="multipart/form-data")
+    assert r.status_code == 302, text(r)
+    imported = int(r.headers["Location"].rstrip("/").split("/")[-1])
+    with app.app_context():
+        t = db.session.get(Tournament, imported)
+        stored = next(x for x in t.rounds[0].tables if x.number == 1)
+        assert stored.sheet.disqualified == [a]
+        outcome = results.sheet_outcome(t, stored)
+        assert outcome.points[0] is None and outcome.money[1] == before.money[1] + D("1.00")
+    assert note in text(op.get(f"/operator/t/{imported}/standings"))

@@ -245,3 +245,39 @@ def test_results_csv_per_rule_set(app, op, code, n, columns):
     assert len(rows) == n + 1 and all(len(x) == len(rows[0]) for x in rows)
     name = next(x[2] for x in rows[1:] if x[1] == "1")
     assert not name.startswith("=") and "HYPERLINK" in name
+
+
+@pytest.mark.parametrize("code", ["csm", "smu"])
+def test_red_card_after_close_disqualifies_at_the_table_in_every_rule_set(app, op, code):
+    """SEM-E8, D1 where the card happens, in every rule set: the operator's red card after
+    round 1 closed waits for a referee as a case (its preview computed by the rule set),
+    approved it gives the table a new sheet version with the disqualification; the
+    player is out of the standings, which name the table in a footnote."""
+    from tests.helpers import login, make_user
+    from webapp.models import Case, Sheet
+
+    tid, tables = start(app, code, 12)
+    play_rest(app, op, tid, code, 1, tables)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        rounds.close_round(t, t.rounds[0], "test", t.version)
+        db.session.commit()
+    number, players = tables[0]
+    s = players[0]
+    r = op.post(f"/operator/t/{tid}/discipline/card", data={
+        "start_no": s, "colour": "red", "round": 1, "referee1": "Novák", "referee2": "Kováč",
+        "version": _version(app, tid)})
+    assert r.status_code == 302, text(r)[:2000]
+    with app.app_context():
+        [case] = db.session.query(Case).filter_by(kind="discipline").all()
+        assert case.payload["preview"]["new"]["points"][0] is None
+    make_user(app, "referee", role="referee")
+    ref = app.test_client()
+    login(ref, "referee")
+    assert ref.post(f"/referee/case/{case.id}/approve", data={}).status_code == 302
+    with app.app_context():
+        sheets = db.session.query(Sheet).filter(Sheet.status == "accepted").all()
+        assert [x.disqualified for x in sheets if x.disqualified] == [[s]]
+    body = text(op.get(f"/operator/t/{tid}/standings"))
+    assert f'data-start-no="{s}"' not in body
+    assert f"Start number {s} was disqualified by a card in round 1 (SEM-E): table {number}" in body

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from tests.helpers import issue_pins, text
+from tests.rules.builders_inconsistent import CASES, file_text
 from webapp.extensions import db
 from webapp.models import Player, Round, Sheet, Tournament
 from webapp.rules.ruleset import get_ruleset
@@ -205,3 +206,44 @@ def test_no_split_refusal_is_translated(app, op):
     body = text(r)
     assert r.status_code == 422
     assert "cannot be seated" not in body
+
+
+# --- an inconsistent file of any rule set is refused by both imports, nothing stored ------
+
+def _nothing_stored(app) -> None:
+    from sqlalchemy import func
+
+    from webapp.models import RoundTable
+
+    with app.app_context():
+        for model in (Tournament, Player, Round, RoundTable, Sheet):
+            assert db.session.scalar(select(func.count()).select_from(model)) == 0, model.__name__
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_import_refuses_an_inconsistent_file_of_another_rule_set(app, op, runner, tmp_path, name):
+    """SMU-1/4, CSM-1, TH-1/2/5, SEM-D2/D4 in every rule set: the operator's import
+    shows the engine's one line (422) and `listok import` exits 2 with it; nothing
+    is stored either way."""
+    from html import unescape
+    from io import BytesIO
+
+    d, fragments = CASES[name]()
+    raw = file_text(d).encode()
+    r = op.post("/operator/import", data={"file": (BytesIO(raw), f"{name}.json")},
+                content_type="multipart/form-data")
+    assert r.status_code == 422
+    page = unescape(text(r))
+    for part in fragments:
+        assert f"{name}.json: " in page and part in page, part
+    _nothing_stored(app)
+
+    path = tmp_path / f"{name}.json"
+    path.write_bytes(raw)
+    result = runner.invoke(args=["listok", "import", str(path)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"listok: {path}: round "), result.output
+    for part in fragments:
+        assert part in lines[0], lines[0]
+    _nothing_stored(app)

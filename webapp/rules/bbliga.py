@@ -20,6 +20,7 @@ class BBLiga(RuleSet):
     cuts = {}
     club_rule_rounds = frozenset({1, 2, 3, 4, 5})
     total_rule = "BB-1"
+    split_rule = "BB-2: tables of 3"
     published_corrections = True  # interpretation: BB liga follows SEM-C10
 
 

@@ -1,4 +1,4 @@
-"""What a tournament file must not say, beyond its shape (issue 10).
+"""What a tournament file must not say, beyond its shape, in every rule set.
 
 `exchange` checks the shape of every field; this module checks that the
 results fit together as the rules require, so that nothing inconsistent is
@@ -7,14 +7,17 @@ table and start number:
 
 - every table of a round is there: table numbers 1..T, every player of the
   field of a round without a cut seated (SEM-B2, B6, B7), and in a cut round
-  the players the cut lets through (SEM-B9..B11) unless a correction of an
-  earlier round may have swapped places (SEM-C10c);
+  the players the cut lets through (SEM-B9..B11, the final of TH-2) unless a
+  correction of an earlier round may have swapped places (SEM-C10c);
+- the tables of a round are the rule set's split of its players
+  (`RuleSet.table_split`: SEM-B2, SMU-1, CSM-1, TH-1); a frozen table (TH-5)
+  has a withdrawal behind it;
 - nobody plays after leaving the field: a disqualified player (SEM-D1, D2, E),
   a withdrawn player (SEM-D4), a player who did not play the round before a
   cut round;
-- a card that disqualifies (a red card, a second yellow: SEM-E) in a round the
-  player played is on that table's sheet as `disqualified` (SEM-D1c), and a
-  red card names at least two referees (SEM-E8);
+- a red card names at least two referees (SEM-E8); a card that disqualifies
+  is applied at the player's table before this check
+  (`standings.with_card_disqualifications`, SEM-D1c);
 - no sum is impossible (SEM-C11: one game costs at most 10 EUR);
 - a `points` override belongs to an SEM-C10 correction entry for that table,
   and each value is one a table can give.
@@ -31,14 +34,11 @@ from .ruleset import RuleSet
 
 def check(t: Tournament, rs: RuleSet, source: str) -> None:
     from .exchange import ExchangeError
-    from .seating import TABLE_SIZE, DrawError, draw, eligible_field
+    from .seating import eligible_field
     from .standings import field_status
 
     def fail(detail: str, round=None, table=None, where=None):
         raise ExchangeError(detail, source, round, table, where)
-
-    if rs.table_sizes != (TABLE_SIZE,) or TABLE_SIZE not in rs.place_points:
-        return  # the SEM rules below; other rule sets check their own (RuleSet.check_tournament)
 
     for i, ev in enumerate(t.events, 1):
         if ev.type == "card" and ev.colour == "red" and len(set(ev.referees)) < 2:
@@ -46,8 +46,6 @@ def check(t: Tournament, rs: RuleSet, source: str) -> None:
                  f"a red card needs at least two (SEM-E8)", where=f"event {i}")
 
     corrected = _corrected_tables(t)
-    card_dq = _card_disqualifications(t)
-    seats3 = True
     prev_seated: set[int] = set()
     for rnd in t.rounds:
         r = rnd.number
@@ -64,12 +62,8 @@ def check(t: Tournament, rs: RuleSet, source: str) -> None:
                     fail(f"start number {s} was disqualified in round {status.disqualified[s]} "
                          f"(SEM-D2) and cannot play in round {r}", round=r, table=tr.table)
                 if s in status.withdrawn and status.withdrawn[s] < r:
-                    fail(f"start number {s} withdrew after round {status.withdrawn[s]} (SEM-D4) "
+                    fail(f"start number {s} withdrew after round {status.withdrawn[s]} ({rs.withdrawal_rule}) "
                          f"and cannot play in round {r}", round=r, table=tr.table)
-            for s in tr.players:
-                if card_dq.get(s) == r and s not in tr.disqualified:
-                    fail(f"start number {s} has a card that disqualifies in round {r} (SEM-E) but the "
-                         f"table does not list them as \"disqualified\" (SEM-D1c)", round=r, table=tr.table)
             _check_table(rs, t, r, tr, corrected, fail)
         kind = rs.round_kind(r)
         if kind == "cut":
@@ -78,49 +72,92 @@ def check(t: Tournament, rs: RuleSet, source: str) -> None:
                     if s not in prev_seated:
                         fail(f"start number {s} did not play round {r - 1} and cannot advance into "
                              f"round {r}", round=r, table=tr.table)
-            if seats3 and not any(c[0] < r for c in corrected):
-                try:
-                    d = draw(replace(t, rounds=t.rounds_upto(r - 1)), r, rs)
-                except DrawError:
-                    d = None
-                if d is not None and d.advancing is not None:
-                    for s in d.advancing:
-                        if s not in seated:
-                            fail(f"start number {s} advances by the cut (SEM-B9..B11) but sits at no "
-                                 f"table (is a table missing?)", round=r, where=f"start number {s}")
-                    extra = [s for s in seated if s not in d.advancing]
-                    if extra:
-                        s = min(extra)
-                        fail(f"start number {s} is seated but the cut (SEM-B9..B11) does not let them "
-                             f"through", round=r, table=seated[s])
-        elif seats3:
+            if not any(c[0] < r for c in corrected):
+                _check_cut(t, rs, r, seated, fail)
+        else:
             for s in sorted(eligible_field(t, r, status)):
                 p = t.player(s)
                 if s not in seated and p.substitute_for is None and p.status != "substitute":
                     fail(f"start number {s} is in the field but sits at no table (is a table missing?)",
                          round=r, where=f"start number {s}")
+        if not (kind == "cut" and rs.final_size):
+            _check_split(t, rs, rnd, status, fail)
         prev_seated = set(seated)
+
+
+def _check_cut(t: Tournament, rs: RuleSet, r: int, seated: dict[int, int], fail) -> None:
+    """A cut round seats exactly the players its cut lets through (SEM-B9..B11, TH-2)."""
+    from .seating import DrawError, draw
+    from .standings import standings
+
+    before = replace(t, rounds=t.rounds_upto(r - 1))
+    try:
+        d = draw(before, r, rs)
+    except DrawError:
+        return
+    if d.advancing is None:
+        return
+    extra = [s for s in seated if s not in d.advancing]
+    if extra:
+        s = min(extra)
+        place = next((row.place for row in standings(before, r - 1, rs) if row.player.start_no == s), None)
+        placed = f" (placed {place} after round {r - 1})" if place is not None else ""
+        fail(f"start number {s} is seated but the cut ({rs.cut_rule}) does not let them "
+             f"through{placed}", round=r, table=seated[s])
+    for s in d.advancing:
+        if s not in seated:
+            fail(f"start number {s} advances by the cut ({rs.cut_rule}) but sits at no "
+                 f"table (is a table missing?)", round=r, where=f"start number {s}")
+
+
+def _check_split(t: Tournament, rs: RuleSet, rnd, status, fail) -> None:
+    """The tables of a round are the rule set's split of its players (`table_split`:
+    SEM-B2, SMU-1, CSM-1, TH-1), in any table order. Where a player may leave a
+    table during a round (TH-5), a table may have lost players who withdrew after
+    the round before: the split is then that of the players seated plus some of
+    those leavers, each table at most its size in that split; a frozen table
+    needs such a leaver."""
+    from .ruleset import NoSplit
+    from .seating import entry_round
+
+    r = rnd.number
+    tables = sorted(rnd.tables, key=lambda tr: tr.table)
+    sizes = [len(tr.players) for tr in tables]
+    count = sum(sizes)
+    leavers = 0
+    if rs.withdraw_during_round:
+        seated = {s for tr in tables for s in tr.players}
+        by_no = t.by_start_no()
+        leavers = sum(1 for s, w in status.withdrawn.items()
+                      if w == r - 1 and s not in seated and s not in status.disqualified and by_no[s].present
+                      and (entry_round(by_no[s], status, by_no) or r + 1) <= r)
+        frozen = next((tr for tr in tables if tr.frozen), None)
+        if frozen is not None and not leavers:
+            fail(f"the table is frozen (TH-5) but nobody left it: no player of round {r} withdrew after "
+                 f"round {r - 1}", round=r, table=frozen.table)
+    have = sorted(sizes, reverse=True)
+    for k in range(leavers + 1):
+        try:
+            split = sorted(rs.table_split(count + k), reverse=True)
+        except NoSplit:
+            continue
+        if len(split) == len(have) and all(a <= b for a, b in zip(have, split)):
+            return
+    shown = ", ".join(map(str, sizes))
+    try:
+        split = list(rs.table_split(count))
+    except NoSplit as e:
+        fail(f"{count} players sit at tables of {shown}, but {e} ({rs.split_rule})", round=r)
+    surplus = {size: sizes.count(size) - split.count(size) for size in set(sizes)}
+    tr = next((tr for tr in tables if surplus[len(tr.players)] > 0), tables[0])
+    fail(f"{count} players sit at tables of {shown}; the rule set '{rs.code}' seats them at tables of "
+         f"{', '.join(map(str, split))} ({rs.split_rule}), so this table of {len(tr.players)} "
+         f"(start numbers {', '.join(map(str, tr.players))}) is one too many", round=r, table=tr.table)
 
 
 def _corrected_tables(t: Tournament) -> set[tuple[int, int]]:
     return {(c.get("round"), c.get("table")) for c in t.corrections
             if isinstance(c.get("round"), int) and isinstance(c.get("table"), int)}
-
-
-def _card_disqualifications(t: Tournament) -> dict[int, int]:
-    """start_no -> round of a red card or a second yellow (SEM-E6, E8)."""
-    out: dict[int, int] = {}
-    yellows: dict[int, int] = {}
-    for ev in t.events:
-        if ev.type != "card" or ev.round is None:
-            continue
-        if ev.colour == "red":
-            out.setdefault(ev.start_no, ev.round)
-        elif ev.colour == "yellow":
-            yellows[ev.start_no] = yellows.get(ev.start_no, 0) + 1
-            if yellows[ev.start_no] == 2:
-                out.setdefault(ev.start_no, ev.round)
-    return out
 
 
 def _check_table(rs: RuleSet, t: Tournament, r: int, tr, corrected, fail) -> None:

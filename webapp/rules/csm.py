@@ -75,6 +75,7 @@ class CSM(RuleSet):
     result_kind = "zb+pb"
     currency = "ZB"
     total_rule = "CSM-2"
+    split_rule = "CSM-1: tables of 3 only when the field is not divisible by 4, at most three"
     max_tables_of_3 = 3  # CSM-1 (II.2)
     premium_line = PREMIUM_LINE
 

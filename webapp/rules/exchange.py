@@ -292,8 +292,10 @@ class _Reader:
         t = Tournament(players=players, rounds=rounds, ruleset=code, name=name, date=day,
                        events=events, corrections=corrections, extra=extra)
         if self.consistent:
-            from .consistency import check  # the results must fit together (issue 10)
+            from .consistency import check  # the results must fit together
+            from .standings import with_card_disqualifications
 
+            t = with_card_disqualifications(t)  # SEM-D1c from a card, as the server applies it
             check(t, rs, self.source)
         problem = rs.check_tournament(t)
         if problem is not None:

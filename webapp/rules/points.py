@@ -59,8 +59,12 @@ def table_outcome(rs: RuleSet, table: TableResult) -> TableOutcome:
     remaining = [i for i, s in enumerate(table.players) if s not in dq]
     money: list[Decimal | None] = [None] * n
     points: list[Fraction | None] = [None] * n
-    by_place = rs.place_points[n]
-    if len(remaining) == 1:
+    by_place = rs.place_points.get(n)
+    if by_place is None:  # no points by place at the table (CSM-4): the others keep their results
+        kept = rs.table_points([table.sums[i] for i in remaining])
+        for k, i in enumerate(remaining):
+            money[i], points[i] = table.sums[i], kept[k]
+    elif len(remaining) == 1:
         money[remaining[0]] = rs.stake
         points[remaining[0]] = by_place[0]
     elif remaining:

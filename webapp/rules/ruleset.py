@@ -92,6 +92,11 @@ class RuleSet:
     lot_ties: bool = False
     # CSM-3: games worth this many points or more get a line of their own on the sheet (None: no such lines)
     premium_line: int | None = None
+    # the rule a round's tables break when they are not the rule set's split of its players
+    # (`table_split`), and the rule of its cut rounds (who may play on)
+    split_rule: str = "SEM-B2: tables of 3"
+    cut_rule: str = "SEM-B9..B11"
+    withdrawal_rule: str = "SEM-D4"  # a player who withdrew is not seated again
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

@@ -26,6 +26,7 @@ class SMU(RuleSet):
     club_rule_rounds = frozenset({1, 2, 3, 4, 5})
     currency = "Kč"
     total_rule = "SMU-2"
+    split_rule = "SMU-1: tables of 4 only when the field is not divisible by 3, at most two"
     max_tables_of_4 = 2  # SMU-1
 
     def sheet_keeper(self, values=None) -> int:

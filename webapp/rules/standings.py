@@ -3,7 +3,7 @@
 final results."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -54,17 +54,11 @@ def field_status(t: Tournament, upto: int | None = None) -> FieldStatus:
         for table in rnd.tables:
             for s in table.disqualified:
                 dq.setdefault(s, rnd.number)
-    yellows: dict[int, int] = {}
+    for s, r in card_disqualifications(t, upto).items():
+        dq.setdefault(s, r)
     withdrawn: dict[int, int] = {}
     for ev in t.events:
-        if ev.type == "card" and ev.round is not None and ev.round <= upto:
-            if ev.colour == "red":
-                dq.setdefault(ev.start_no, ev.round)
-            elif ev.colour == "yellow":
-                yellows[ev.start_no] = yellows.get(ev.start_no, 0) + 1
-                if yellows[ev.start_no] == 2:
-                    dq.setdefault(ev.start_no, ev.round)
-        elif ev.type == "withdrawn" and ev.after_round is not None:
+        if ev.type == "withdrawn" and ev.after_round is not None:
             withdrawn[ev.start_no] = ev.after_round
     unranked = frozenset(
         p.start_no for p in t.players
@@ -72,6 +66,47 @@ def field_status(t: Tournament, upto: int | None = None) -> FieldStatus:
         and p.substitute_for not in dq
     )
     return FieldStatus(dq, withdrawn, unranked)
+
+
+def card_disqualifications(t: Tournament, upto: int | None = None) -> dict[int, int]:
+    """start_no -> the round of the card that disqualifies: a red card, or the
+    second yellow in the tournament (SEM-E6, E8); cards of rounds 1..upto."""
+    out: dict[int, int] = {}
+    yellows: dict[int, int] = {}
+    for ev in t.events:
+        if ev.type != "card" or ev.round is None or (upto is not None and ev.round > upto):
+            continue
+        if ev.colour == "red":
+            out.setdefault(ev.start_no, ev.round)
+        elif ev.colour == "yellow":
+            yellows[ev.start_no] = yellows.get(ev.start_no, 0) + 1
+            if yellows[ev.start_no] == 2:
+                out.setdefault(ev.start_no, ev.round)
+    return out
+
+
+def with_card_disqualifications(t: Tournament) -> Tournament:
+    """SEM-D1 from a card, as the server applies it where the card happens: a
+    card that disqualifies in round r while the player sits at a table of round r
+    disqualifies them at that table. The sums stay as signed (the moment of the
+    disqualification is the end of the sheet) and `early` as the sheet says, so
+    the table-mates get SEM-D1c (or D1b, D1a) at once. `t` itself when no card
+    changes a table."""
+    cards = card_disqualifications(t)
+    if not cards:
+        return t
+    rounds, changed = [], False
+    for rnd in t.rounds:
+        tables = []
+        for table in rnd.tables:
+            new = [s for s in table.players if s not in table.disqualified and cards.get(s) == rnd.number]
+            if new:
+                dq = tuple(s for s in table.players if s in table.disqualified or s in new)
+                table = replace(table, disqualified=dq)
+                changed = True
+            tables.append(table)
+        rounds.append(replace(rnd, tables=tuple(tables)))
+    return replace(t, rounds=rounds) if changed else t
 
 
 def collect_stats(rs: RuleSet, t: Tournament, upto: int) -> dict[int, PlayerStats]:

@@ -28,7 +28,7 @@ from ..rules.points import administrative_correction, sheet_hints, table_outcome
 from ..rules.report import ReportError, standings_report
 from ..rules.ruleset import RuleSet, get_ruleset
 from ..rules.seating import Draw, DrawError, SeatedTable, draw
-from ..rules.standings import collect_stats, field_status, standings
+from ..rules.standings import card_disqualifications, collect_stats, field_status, standings
 from . import rounds as round_service, rule_texts
 from .common import ServiceError, StaleError, audit, bump, check_version
 from .engine import premium_games as engine_premium_games, rules_player, rules_table, rules_tournament
@@ -706,6 +706,7 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
             c["counted_players"] = [(s, names.get(s, "")) for s in c["counted"]]
     r = next((x for x in t.rounds if x.number == k), None)
     return {
+        "card_dq": card_dq_tables(rt, k),
         "after": k, "last_closed": k_max, "rounds": list(range(1, k + 1)), "final": report["final"],
         "rows": rows, "clubs": clubs, "cut": cut, "publication": publication(r),
         "qualification_rounds": rs.qualification_rounds, "ruleset": rs,
@@ -714,6 +715,21 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
         "unranked": sorted(set(status.disqualified) | set(status.unranked_substitutes)),
         "disqualified": sorted(status.disqualified), "unranked_substitutes": sorted(status.unranked_substitutes),
     }
+
+
+def card_dq_tables(rt: rules.Tournament, upto: int) -> list[dict]:
+    """The tables where a card that disqualifies (SEM-E6, E8) disqualified the player
+    (SEM-D1), for the standings footnote: round, table, start number, the D1 case."""
+    cards = card_disqualifications(rt)
+    out = []
+    for rnd in rt.rounds_upto(upto):
+        for tr in rnd.tables:
+            for s in tr.disqualified:
+                if cards.get(s) == rnd.number:
+                    remaining = len(tr.players) - len(tr.disqualified)
+                    out.append({"round": rnd.number, "table": tr.table, "start_no": s,
+                                "rule": "D1a" if remaining == 0 else "D1b" if remaining == 1 else "D1c"})
+    return out
 
 
 def _must_nominate(t: Tournament, rt: rules.Tournament) -> list[str]:
