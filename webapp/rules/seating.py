@@ -182,7 +182,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
                         f"the rule set '{rs.code}' plays tables of "
                         + " or ".join(str(k) for k in rs.table_sizes))
     _check_results_before(t, n)
-    if tuple(rs.table_sizes) != (TABLE_SIZE,):
+    if rs.tables_of_four:
         from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
 
         return draw_tables(t, n, rs, ranking=ranking)
