@@ -9,10 +9,12 @@ table 1 only for their own conflict."""
 import itertools
 import random
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.rules.builders import play_round, players as sem_players, tournament
+from tests.rules.builders import play_round, players as numbered, tournament
 from tests.rules.builders_rulesets import field, rnd, smu_table, th_table
+from tests.rules.test_seating_properties import fields
 from webapp.rules.model import Round, Tournament
 from webapp.rules.ruleset import get_ruleset
 from webapp.rules.seating import Draw, draw, eligible_field
@@ -237,7 +239,7 @@ def test_th_2_leader_is_not_moved_when_their_partner_can_go():
     leader to table 2 and every table stayed flagged ("repeat"). Moving 13 (the
     lower-placed of the pair) clears table 1 with the leader, and the later
     tables can then be cleared too."""
-    t = Tournament(sem_players(13), list(TH_13), ruleset="thousand")
+    t = Tournament(numbered(13), list(TH_13), ruleset="thousand")
     order = [8, 13, 6, 5, 2, 12, 11, 4, 9, 1, 3, 10, 7]
     assert order_before(t, 4) == order
     d = draw(t, 4)
@@ -261,7 +263,7 @@ def test_th_2_leader_who_met_both_table_mates_stays_and_both_leave_in_one_step()
     moved the leader to table 3 and three tables stayed flagged; now 3 and 1
     leave table 1 together, one table stays flagged, the fewest any seating with
     the leader at table 1 allows."""
-    t = Tournament(sem_players(12), list(TH_12), ruleset="thousand")
+    t = Tournament(numbered(12), list(TH_12), ruleset="thousand")
     order = [4, 3, 1, 12, 11, 6, 5, 2, 10, 9, 7, 8]
     assert order_before(t, 4) == order
     d = draw(t, 4)
@@ -275,7 +277,7 @@ def test_th_2_leader_moves_for_their_own_conflict_when_keeping_them_leaves_more_
     """The leader (6) met both table-mates 2 and 5, who met each other. Any
     seating with 6 at table 1 leaves two tables with repeated opponents; 6 and
     5 leaving table 1 leaves one."""
-    t = Tournament(sem_players(10), [
+    t = Tournament(numbered(10), [
         rnd(1, th_table(1, (9, 2, 3), [380, 1015, -5], "win"), th_table(2, (1, 5, 4), [85, 1020, 875], "win"),
             th_table(3, (6, 7, 8, 10), [1005, 0, 440, 880], "win")),
         rnd(2, th_table(1, (5, 2, 6), [-5, -40, 1005], "win"), th_table(2, (10, 4, 8), [-40, -120, 435]),
@@ -318,33 +320,11 @@ def check_tables_rule_set(code, case):
                                        for tb in d.tables)))
 
 
+@pytest.mark.parametrize("code", ["smu", "csm", "thousand"])
 @settings(max_examples=60, deadline=None)
-@given(tables_cases())
-def test_smu_4_leader_at_table_1_and_every_swap_leaves_fewer_flagged_tables(case):
-    check_tables_rule_set("smu", case)
-
-
-@settings(max_examples=60, deadline=None)
-@given(tables_cases())
-def test_th_2_leader_at_table_1_and_every_swap_leaves_fewer_flagged_tables(case):
-    check_tables_rule_set("thousand", case)
-
-
-@settings(max_examples=60, deadline=None)
-@given(tables_cases())
-def test_csm_5_leader_at_table_1_and_every_swap_leaves_fewer_flagged_tables(case):
-    check_tables_rule_set("csm", case)
-
-
-@st.composite
-def sem_fields(draw_):
-    n = 3 * draw_(st.integers(2, 14))
-    seed = draw_(st.integers(0, 10 ** 6))
-    rng = random.Random(seed)
-    n_clubs = draw_(st.integers(1, max(1, n // 2)))
-    clubs = {s: None if rng.random() < 0.15 else f"MK {rng.randrange(n_clubs)}" for s in range(1, n + 1)}
-    ratings = {s: None if rng.random() < 0.2 else rng.randint(0, 50) for s in range(1, n + 1)}
-    return sem_players(n, clubs=clubs, ratings=ratings), seed
+@given(case=tables_cases())
+def test_smu_4_csm_5_th_2_leader_at_table_1_and_every_step_leaves_fewer_flagged_tables(code, case):
+    check_tables_rule_set(code, case)
 
 
 def check_tables_of_three(code, case):
@@ -374,13 +354,8 @@ def check_tables_of_three(code, case):
         play_round(t, d, seed=seed)
 
 
+@pytest.mark.parametrize("code", ["sem", "bbliga"])
 @settings(max_examples=60, deadline=None)
-@given(sem_fields())
-def test_sem_b7_leader_at_table_1_and_no_more_flagged_tables_than_the_standings_order(case):
-    check_tables_of_three("sem", case)
-
-
-@settings(max_examples=60, deadline=None)
-@given(sem_fields())
-def test_bb_2_leader_at_table_1_and_no_more_flagged_tables_than_the_standings_order(case):
-    check_tables_of_three("bbliga", case)
+@given(case=fields())
+def test_sem_b7_bb_2_leader_at_table_1_and_no_more_flagged_tables_than_the_standings_order(code, case):
+    check_tables_of_three(code, case)
