@@ -223,6 +223,37 @@ def test_smu_4_draw_page_of_a_standings_round_states_the_fallback_of_tables_of_3
     assert "refilled from the top" not in page
 
 
+def test_th2_manual_swap_flags_and_clears_repeated_opponents(app, op):
+    """TH-2: a manual swap in a draft that seats two players of one round-1 table
+    together flags that table "repeat" and says so; swapping back clears it."""
+    tid = unrated(app, "thousand", 9, seed=5)
+    play_round(app, op, tid, "thousand", random.Random(5))
+    close(app, tid)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        first = {s: tab.number for tab in t.rounds[0].tables for s in tab.players}
+        r = rounds.draw_round(t, "test")
+        db.session.commit()
+        tables = [list(tab.players) for tab in r.tables]
+        assert all(tab.flags == [] for tab in r.tables)
+    a = tables[0][1]
+    b = next(s for s in tables[1] if first[s] == first[tables[0][0]])  # met tables[0][0] in round 1
+    resp = op.post(f"/operator/t/{tid}/round/2/swap", data={"version": _version(app, tid), "a": a, "b": b},
+                   headers={"HX-Request": "true"})
+    body = text(resp)
+    assert resp.status_code == 200
+    assert "Table 1: two players who already met now sit together (round 2)." in body
+    assert ">repeated opponents<" in body
+    with app.app_context():
+        flags = [tab.flags for tab in db.session.get(Tournament, tid).rounds[1].tables]
+    assert "repeat" in flags[0] and "manual" in flags[0]
+    op.post(f"/operator/t/{tid}/round/2/swap", data={"version": _version(app, tid), "a": a, "b": b},
+            headers={"HX-Request": "true"})
+    with app.app_context():
+        flags = [tab.flags for tab in db.session.get(Tournament, tid).rounds[1].tables]
+    assert flags[0] == ["manual"] and flags[1] == ["manual"]
+
+
 def test_th2_seed_imported_from_the_file_and_refused_when_not_whole(app, op, tmp_path):
     from webapp.services.common import ServiceError
     from webapp.services.tournament_file import import_tournament
