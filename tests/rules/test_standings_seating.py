@@ -224,6 +224,24 @@ def test_smu_4_round_4_leader_stays_and_fewer_tables_are_flagged():
     check_leader_and_steps(t, 4, d)
 
 
+def test_smu_4_leader_without_a_conflict_stays_even_when_leaving_would_flag_fewer_tables():
+    """The conflict at table 1 is 4 and 2 (club 0, five of the nine players);
+    the leader (8, club 1) is in none. Sending 8 and 2 away would leave one
+    flagged table instead of two, but the leader leaves table 1 only for their
+    own conflict, and a swap of 2 alone would flag table 3: nobody moves."""
+    t = field(9, "smu", clubs={2: "K0", 3: "K0", 4: "K0", 5: "K0", 9: "K0", 7: "K1", 8: "K1"}, rounds=[
+        rnd(1, smu_table(1, (3, 4, 7), [20, 32, -52]), smu_table(2, (6, 2, 8), [-25, -8, 33]),
+            smu_table(3, (1, 5, 9), [1, -24, 23])),
+        rnd(2, smu_table(1, (8, 4, 1), [32, 32, -64]), smu_table(2, (9, 3, 2), [-29, -15, 44]),
+            smu_table(3, (5, 6, 7), [-39, -40, 79]))])
+    order = [8, 4, 2, 7, 3, 9, 1, 5, 6]
+    assert order_before(t, 3) == order
+    d = draw(t, 3)
+    assert seats(d) == [[8, 4, 2], [7, 3, 9], [1, 5, 6]]
+    assert d.steps == () and flagged(d) == [1, 2]
+    check_leader_and_steps(t, 3, d)
+
+
 TH_13 = [
     rnd(1, th_table(1, (3, 13, 8), [0, -40, 875]), th_table(2, (7, 1, 6), [-40, -40, 560]),
         th_table(3, (10, 9, 12), [-120, -120, 380]), th_table(4, (5, 11, 2, 4), [440, 880, 85, 560])),
@@ -271,6 +289,24 @@ def test_th_2_leader_who_met_both_table_mates_stays_and_both_leave_in_one_step()
     assert d.steps[0] == ((3, 9), (1, 2))
     assert len(flagged(d)) == fewest_flagged_with_leader(order, (3, 3, 3, 3), conflict(t, 4)) == 1
     check_leader_and_steps(t, 4, d)
+
+
+def test_th_2_leader_stays_when_another_choice_of_swaps_clears_table_1():
+    """The leader (8) met both table-mates 2 and 4. With 5 for 2 (the first that
+    fits) nobody is left for 4; 6 for 2, then 5 for 4, clears table 1 with the
+    leader, and one table stays flagged, the fewest the field allows."""
+    t = Tournament(numbered(10), [
+        rnd(1, th_table(1, (5, 2, 1), [380, 440, 435]), th_table(2, (7, 6, 9), [85, 440, 380]),
+            th_table(3, (4, 3, 8, 10), [440, 435, 1005, 560], "win")),
+        rnd(2, th_table(1, (8, 2, 9), [875, 1005, 380], "win"), th_table(2, (4, 6, 1), [560, 85, 435]),
+            th_table(3, (10, 3, 5, 7), [85, -120, 560, 440]))], ruleset="thousand")
+    order = [8, 2, 4, 5, 10, 6, 7, 1, 9, 3]
+    assert order_before(t, 3) == order
+    d = draw(t, 3)
+    assert seats(d) == [[8, 5, 6], [2, 4, 7], [10, 1, 9, 3]]
+    assert d.steps[0] == ((2, 6), (4, 5))
+    assert len(flagged(d)) == fewest_flagged_with_leader(order, (3, 3, 4), conflict(t, 3)) == 1
+    check_leader_and_steps(t, 3, d)
 
 
 def test_th_2_leader_moves_for_their_own_conflict_when_keeping_them_leaves_more_flagged_tables():

@@ -36,6 +36,7 @@ from .seating import (SAME_CLUB, Draw, DrawError, SeatedTable, _standings_order,
 from .standings import field_status, standings
 
 REPEAT = "repeat"
+_TRIALS = 60  # swaps tried at table 1 for one set of leaving players (`_clear`)
 Step = tuple[tuple[int, int], ...]  # the swaps (start number out, start number in) that cleared one table
 
 
@@ -212,31 +213,47 @@ def _clear(tables: list[list[int]], i: int, bad, rank: dict[int, int], leader: i
     pair, never `pinned`; the sets that keep the best-placed players are tried
     first, so the lower-placed player of a pair leaves before the
     higher-placed one, and a player without a conflict leaves only so that a
-    better-placed one can stay. Each leaving player, best-placed first, swaps
-    with the first player `_fits` finds for the players who stay."""
+    better-placed player with one can stay. Each leaving player, best-placed
+    first, swaps with the first player `_fits` finds for the players who stay.
+    Interpretation: at table 1 (the leader's) the choices of swaps are
+    searched, a later leaver that finds nobody sending the earlier ones to
+    their next choice, up to `_TRIALS` swaps per set of leavers."""
     table = tables[i]
     pairs = _conflicts(table, bad)
+    paired = {k for pair in pairs for k in pair}
     covers = [c for r in range(1, len(table) + 1) for c in combinations(range(len(table)), r)
-              if all(a in c or b in c for a, b in pairs) and not any(table[k] == pinned for k in c)]
+              if all(a in c or b in c for a, b in pairs) and not any(table[k] == pinned for k in c)
+              and all(k in paired or any(p < k and p not in c for p in paired) for k in c)]
     covers.sort(key=lambda c: tuple(k in c for k in range(len(table))))
     for cover in covers:
-        trial = [list(t) for t in tables]
         away = {table[k] for k in cover}
-        keep = [x for x in table if x not in away]
-        swaps = []
-        for mover in (table[k] for k in cover):
-            swap = next(_fits(trial, mover, keep, bad, away, leader, i), None)
-            if swap is None:
-                break
-            j, q = swap
-            y = trial[j][q]
-            trial[j] = sorted([z for k, z in enumerate(trial[j]) if k != q] + [mover], key=rank.__getitem__)
-            keep.append(y)
-            swaps.append((mover, y))
-        else:
-            trial[i] = sorted(keep, key=rank.__getitem__)
-            tables[:] = trial
-            return tuple(swaps)
+        found = _place(tables, i, [table[k] for k in cover], [x for x in table if x not in away],
+                       away, bad, rank, leader, [_TRIALS if i == 0 else len(cover)])
+        if found is not None:
+            tables[:], swaps = found
+            return swaps
+    return None
+
+
+def _place(tables, i, movers, keep, away, bad, rank, leader, budget):
+    """(tables, swaps) with `movers` swapped out of table i, in the order `_fits`
+    offers their seats; when a later mover finds none, the earlier ones try
+    their next, while `budget` (swaps tried) lasts. None when none is found."""
+    if not movers:
+        done = [list(t) for t in tables]
+        done[i] = sorted(keep, key=rank.__getitem__)
+        return done, ()
+    mover = movers[0]
+    for j, q in _fits(tables, mover, keep, bad, away, leader, i):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        y = tables[j][q]
+        trial = list(tables)
+        trial[j] = sorted([z for k, z in enumerate(tables[j]) if k != q] + [mover], key=rank.__getitem__)
+        found = _place(trial, i, movers[1:], keep + [y], away, bad, rank, leader, budget)
+        if found is not None:
+            return found[0], ((mover, y),) + found[1]
     return None
 
 
