@@ -195,6 +195,65 @@ def test_th2_round_one_by_lot_uses_the_recorded_seed(app, op):
     assert [list(st.players) for st in again.tables] == [p for _n, p in tabs2]
 
 
+def test_th2_draw_page_flags_repeated_opponents_and_states_the_fallback(app, op):
+    """TH-2 / SEM-B7: four players meet again in round 2 (one table of 4), so the
+    table is flagged "repeat"; the draw page shows it and says how conflicts are
+    resolved at tables of 3 and 4 (not SEM's refill of tables of three)."""
+    tid = unrated(app, "thousand", 4, seed=7)
+    play_round(app, op, tid, "thousand", random.Random(7))
+    close(app, tid)
+    _rnd, tabs = open_next(app, tid)
+    with app.app_context():
+        [tab] = db.session.get(Tournament, tid).rounds[1].tables
+        assert tab.flags == ["repeat"]
+    page = text(op.get(f"/operator/t/{tid}/round/2"))
+    assert ">repeated opponents<" in page and "already met in an earlier round" in page
+    assert "The leader leaves table 1 only for their own conflict." in page
+    assert "refilled from the top" not in page
+
+
+def test_smu_4_draw_page_of_a_standings_round_states_the_fallback_of_tables_of_3_and_4(app, op):
+    """SMU-4's club rule in round 2 is `tables.py`'s fallback, not SEM-B7's refill."""
+    tid = make(app, "smu", 10)
+    play_round(app, op, tid, "smu", random.Random(3))
+    close(app, tid)
+    open_next(app, tid)
+    page = text(op.get(f"/operator/t/{tid}/round/2"))
+    assert "Conflicts (SEM-B7, as SMU-4, CSM-5 and TH-2 apply it)" in page
+    assert "refilled from the top" not in page
+
+
+def test_th2_manual_swap_flags_and_clears_repeated_opponents(app, op):
+    """TH-2: a manual swap in a draft that seats two players of one round-1 table
+    together flags that table "repeat" and says so; swapping back clears it."""
+    tid = unrated(app, "thousand", 9, seed=5)
+    play_round(app, op, tid, "thousand", random.Random(5))
+    close(app, tid)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        first = {s: tab.number for tab in t.rounds[0].tables for s in tab.players}
+        r = rounds.draw_round(t, "test")
+        db.session.commit()
+        tables = [list(tab.players) for tab in r.tables]
+        assert all(tab.flags == [] for tab in r.tables)
+    a = tables[0][1]
+    b = next(s for s in tables[1] if first[s] == first[tables[0][0]])  # met tables[0][0] in round 1
+    resp = op.post(f"/operator/t/{tid}/round/2/swap", data={"version": _version(app, tid), "a": a, "b": b},
+                   headers={"HX-Request": "true"})
+    body = text(resp)
+    assert resp.status_code == 200
+    assert "Table 1: two players who already met now sit together (round 2)." in body
+    assert ">repeated opponents<" in body
+    with app.app_context():
+        flags = [tab.flags for tab in db.session.get(Tournament, tid).rounds[1].tables]
+    assert "repeat" in flags[0] and "manual" in flags[0]
+    op.post(f"/operator/t/{tid}/round/2/swap", data={"version": _version(app, tid), "a": a, "b": b},
+            headers={"HX-Request": "true"})
+    with app.app_context():
+        flags = [tab.flags for tab in db.session.get(Tournament, tid).rounds[1].tables]
+    assert flags[0] == ["manual"] and flags[1] == ["manual"]
+
+
 def test_th2_seed_imported_from_the_file_and_refused_when_not_whole(app, op, tmp_path):
     from webapp.services.common import ServiceError
     from webapp.services.tournament_file import import_tournament

@@ -177,6 +177,12 @@ class RuleSet:
             return "cut"
         return "standings"
 
+    @property
+    def tables_of_four(self) -> bool:
+        """Whether tables of 4 are seated too (SMU-1, CSM-1, TH-1): the draw is
+        then `tables.py`'s, with its own fallback for conflicts, not SEM's."""
+        return tuple(self.table_sizes) != (3,)
+
     def cards_position(self, round_no: int) -> int | None:
         """Position (1-based) of the player whose cards are played, if the rules say."""
         return None

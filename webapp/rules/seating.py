@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from typing import Iterable, Sequence
 
 from .model import Player, Round, Tournament
@@ -39,6 +39,9 @@ class Draw:
     tables: tuple[SeatedTable, ...]
     advancing: tuple[int, ...] | None = None  # cut rounds: who plays on, standings order
     eliminated: tuple[int, ...] | None = None  # cut rounds: the rest of the previous round's field
+    # tables of 3 and 4 by standings (tables._resolve): the steps from the standings order to
+    # these tables, each the swaps (start number out, start number in) that cleared one table
+    steps: tuple[tuple[tuple[int, int], ...], ...] = dataclass_field(default=(), compare=False)
 
     @property
     def seated(self) -> list[int]:
@@ -179,7 +182,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
                         f"the rule set '{rs.code}' plays tables of "
                         + " or ".join(str(k) for k in rs.table_sizes))
     _check_results_before(t, n)
-    if tuple(rs.table_sizes) != (TABLE_SIZE,):
+    if rs.tables_of_four:
         from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
 
         return draw_tables(t, n, rs, ranking=ranking)

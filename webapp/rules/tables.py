@@ -26,6 +26,7 @@ table where a conflict stays is flagged "same-club" or "repeat".
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Callable, Sequence
 
 from .model import Tournament
@@ -35,6 +36,8 @@ from .seating import (SAME_CLUB, Draw, DrawError, SeatedTable, _standings_order,
 from .standings import field_status, standings
 
 REPEAT = "repeat"
+_TRIALS = 60  # swaps tried at table 1 for one set of leaving players (`_clear`)
+Step = tuple[tuple[int, int], ...]  # the swaps (start number out, start number in) that cleared one table
 
 
 def opponents(t: Tournament, upto: int) -> dict[int, set[int]]:
@@ -79,6 +82,7 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
 
     if kind == "lot" and any(by_no[s].rating is not None for s in field):
         kind = "rating"
+    steps: tuple[Step, ...] = ()
     if kind == "rating":
         tables = by_position([p.start_no for p in rating_order(by_no[s] for s in field)], sizes)
         if club_rule or met:
@@ -92,10 +96,10 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
         rank = {s: i for i, s in enumerate(order)}
         tables = consecutive(order, sizes)
         if club_rule or met:
-            _resolve(tables, bad, rank)
+            steps = _resolve(tables, bad, rank, order[0])
     else:
         raise DrawError(f"round {n}: unknown kind of round '{kind}'")
-    return Draw(n, seated(tables, rs, clubs, met))
+    return Draw(n, seated(tables, rs, clubs, met), steps=steps)
 
 
 def _seed(t: Tournament) -> int:
@@ -166,45 +170,120 @@ def _position_swaps(tables: list[list[int]], bad) -> None:
                 break
 
 
-def _resolve(tables: list[list[int]], bad, rank: dict[int, int]) -> None:
-    """CSM-5 / SEM-B7 for any table size, in place. Tables are walked from the
-    top; at a conflict the lower-placed player of the pair (then the other)
-    swaps with the highest-placed player further down the list whose swap
-    creates no conflict at either table. Interpretation: when nobody further
-    down fits (the last tables), the nearest player further up whose swap keeps
-    both tables conflict-free is taken; when nobody fits, the table stays
-    (flagged). Both tables are kept in standings order."""
-    count = len(tables)
-    for i in range(count):
-        while True:
-            table = tables[i]
-            pairs = _conflicts(table, bad)
-            if not pairs:
-                break
-            a, b = pairs[0]
-            done = False
-            for m in (b, a):
-                mover = table[m]
-                stay = [x for k, x in enumerate(table) if k != m]
-                for j in list(range(i + 1, count)) + list(range(i - 1, -1, -1)):
-                    other = tables[j]
-                    for q in (range(len(other)) if j > i else range(len(other) - 1, -1, -1)):
-                        y = other[q]
-                        if any(bad(y, z) for z in stay):
-                            continue
-                        if any(bad(mover, z) for k, z in enumerate(other) if k != q):
-                            continue
-                        tables[i] = sorted(stay + [y], key=rank.__getitem__)
-                        tables[j] = sorted([z for k, z in enumerate(other) if k != q] + [mover],
-                                           key=rank.__getitem__)
-                        done = True
-                        break
-                    if done:
-                        break
-                if done:
-                    break
-            if not done:
-                break
+def _resolve(tables: list[list[int]], bad, rank: dict[int, int], leader: int) -> tuple[Step, ...]:
+    """CSM-5 / SEM-B7 for any table size, in place; returns the steps made.
+
+    Tables are walked from the top, and a table with a conflict is cleared in
+    one step (`_clear`) or left as it is, flagged: a swap that leaves as many
+    flagged tables buys nothing. A step brings no conflict to a table free of
+    them, so each step leaves fewer flagged tables.
+
+    Interpretation: the leader leaves table 1 only for their own conflict
+    there, when their table-mates cannot leave it, and only when the draw with
+    the leader kept at table 1 flags more tables."""
+    moved = [list(t) for t in tables]
+    steps = _steps(moved, bad, rank, leader, None)
+    if leader not in moved[0]:
+        kept = [list(t) for t in tables]
+        kept_steps = _steps(kept, bad, rank, leader, leader)
+        if _flagged(kept, bad) <= _flagged(moved, bad):
+            moved, steps = kept, kept_steps
+    tables[:] = moved
+    return steps
+
+
+def _flagged(tables: list[list[int]], bad) -> int:
+    return sum(1 for table in tables if _conflicts(table, bad))
+
+
+def _steps(tables: list[list[int]], bad, rank: dict[int, int], leader: int, pinned: int | None) -> tuple[Step, ...]:
+    steps = []
+    for i in range(len(tables)):
+        swaps = _clear(tables, i, bad, rank, leader, pinned) if _conflicts(tables[i], bad) else None
+        if swaps is not None:
+            steps.append(swaps)
+    return tuple(steps)
+
+
+def _clear(tables: list[list[int]], i: int, bad, rank: dict[int, int], leader: int,
+           pinned: int | None) -> Step | None:
+    """The swaps that clear table i (in place), or None when it cannot be cleared.
+
+    Who leaves: a set of its players with at least one of every conflicting
+    pair, never `pinned`; the sets that keep the best-placed players are tried
+    first, so the lower-placed player of a pair leaves before the
+    higher-placed one, and a player without a conflict leaves only so that a
+    better-placed player with one can stay. Each leaving player, best-placed
+    first, swaps with the first player `_fits` finds for the players who stay.
+    Interpretation: at table 1 (the leader's) the choices of swaps are
+    searched, a later leaver that finds nobody sending the earlier ones to
+    their next choice, up to `_TRIALS` swaps per set of leavers."""
+    table = tables[i]
+    pairs = _conflicts(table, bad)
+    paired = {k for pair in pairs for k in pair}
+    covers = [c for r in range(1, len(table) + 1) for c in combinations(range(len(table)), r)
+              if all(a in c or b in c for a, b in pairs) and not any(table[k] == pinned for k in c)
+              and all(k in paired or any(p < k and p not in c for p in paired) for k in c)]
+    covers.sort(key=lambda c: tuple(k in c for k in range(len(table))))
+    for cover in covers:
+        away = {table[k] for k in cover}
+        found = _place(tables, i, [table[k] for k in cover], [x for x in table if x not in away],
+                       away, bad, rank, leader, [_TRIALS if i == 0 else len(cover)])
+        if found is not None:
+            tables[:], swaps = found
+            return swaps
+    return None
+
+
+def _place(tables, i, movers, keep, away, bad, rank, leader, budget):
+    """(tables, swaps) with `movers` swapped out of table i, in the order `_fits`
+    offers their seats; when a later mover finds none, the earlier ones try
+    their next, while `budget` (swaps tried) lasts. None when none is found."""
+    if not movers:
+        done = [list(t) for t in tables]
+        done[i] = sorted(keep, key=rank.__getitem__)
+        return done, ()
+    mover = movers[0]
+    for j, q in _fits(tables, mover, keep, bad, away, leader, i):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        y = tables[j][q]
+        trial = list(tables)
+        trial[j] = sorted([z for k, z in enumerate(tables[j]) if k != q] + [mover], key=rank.__getitem__)
+        found = _place(trial, i, movers[1:], keep + [y], away, bad, rank, leader, budget)
+        if found is not None:
+            return found[0], ((mover, y),) + found[1]
+    return None
+
+
+def _fits(tables, mover, stay, bad, away, leader, i):
+    """(table, seat) of the players who can take the mover's seat at table i,
+    best first. They fit `stay` and are not leaving table i (`away`). First
+    those whose table the mover joins without a new conflict: further down,
+    the highest-placed first (SEM-B7); then (interpretation: nobody further
+    down fits) further up, the nearest table and its lowest-placed player,
+    never the leader, when that table is then free of conflicts. Last those
+    at a table flagged already, further down, then further up."""
+    flagged_already = []
+    for where in (range(i + 1, len(tables)), range(i - 1, -1, -1)):
+        for j in where:
+            other = tables[j]
+            down = j > i
+            flagged = None
+            for q in (range(len(other)) if down else range(len(other) - 1, -1, -1)):
+                y = other[q]
+                if y in away or (not down and y == leader) or any(bad(y, z) for z in stay):
+                    continue
+                rest = [z for k, z in enumerate(other) if k != q]
+                if not any(bad(mover, z) for z in rest) and (down or not _conflicts(rest, bad)):
+                    yield j, q
+                    continue
+                if flagged is None:
+                    flagged = bool(_conflicts(other, bad))
+                if flagged:
+                    flagged_already.append((j, q))
+    yield from flagged_already
 
 
 def seated(tables: list[list[int]], rs: RuleSet, clubs: dict, met: dict) -> tuple[SeatedTable, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
+from itertools import combinations
 from types import SimpleNamespace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -20,6 +21,7 @@ from ..rules.points import administrative_correction, sheet_hints
 from ..rules.ruleset import get_ruleset
 from ..rules.seating import DrawError, draw
 from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nominations
+from ..rules.tables import opponents
 from . import chain, rule_texts
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_table, rules_tournament
@@ -191,6 +193,18 @@ def swap_warnings(t: Tournament, r: Round, tables: list[RoundTable]) -> dict[int
     return out
 
 
+def repeat_warnings(t: Tournament, r: Round, tables: list[RoundTable]) -> dict[int, str]:
+    """What a manual swap breaks where opponents must not meet again (CSM-5,
+    TH-2), by table number: the tables the draw would flag "repeat"."""
+    rs = get_ruleset(t.ruleset)
+    if not rs.avoid_repeats or rs.round_kind(r.number) == "cut":
+        return {}
+    met = opponents(rules_tournament(t, closed_only=True), r.number - 1)
+    return {tab.number: _("Table %(t)d: two players who already met now sit together (round %(r)d).",
+                          t=tab.number, r=r.number)
+            for tab in tables if any(b in met.get(a, ()) for a, b in combinations(tab.players, 2))}
+
+
 def swap_seats(t: Tournament, r: Round, a: int, b: int, actor: str, version) -> list[str]:
     """Swap two players' seats in a draft draw; returns the warnings it causes."""
     check_version(t, version)
@@ -211,15 +225,18 @@ def swap_seats(t: Tournament, r: Round, a: int, b: int, actor: str, version) -> 
         pa[ia], pb[ib] = b, a
         ta.players, tb.players = pa, pb
     changed = [ta] if tb is ta else [ta, tb]
-    warnings = swap_warnings(t, r, changed)
+    warnings, repeats = swap_warnings(t, r, changed), repeat_warnings(t, r, changed)
     for tab in changed:
-        flags = [f for f in tab.flags if f not in ("same-club", "manual")] + ["manual"]
+        flags = [f for f in tab.flags if f not in ("same-club", "repeat", "manual")] + ["manual"]
         if tab.number in warnings:
             flags.append("same-club")
+        if tab.number in repeats:
+            flags.append("repeat")
         tab.flags = flags
+    said = list(warnings.values()) + list(repeats.values())
     bump(t)
-    audit("round.swap", actor, {"round": r.number, "a": a, "b": b, "warnings": list(warnings.values())}, t.id)
-    return list(warnings.values())
+    audit("round.swap", actor, {"round": r.number, "a": a, "b": b, "warnings": said}, t.id)
+    return said
 
 
 def publish_round(t: Tournament, r: Round, actor: str, version) -> None:
