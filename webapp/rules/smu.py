@@ -27,6 +27,8 @@ class SMU(RuleSet):
     currency = "Kč"
     total_rule = "SMU-2"
     max_tables_of_4 = 2  # SMU-1
+    keeper_kind = "seat"
+    keeper_rule = "SMU-1"
 
     def sheet_keeper(self, values=None) -> int:
         """SMU-1: player A keeps the sheet unless the table agrees otherwise."""
