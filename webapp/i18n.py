@@ -117,7 +117,7 @@ def result_text(field: str, value, currency: str | None = "EUR") -> str:
     if field == "sum":
         return in_unit(value, currency)
     if field == "score":  # TH-3: a game score, in points
-        return ngettext("%(num)s point", "%(num)s points", plural_count(value), num=whole(value))
+        return ngettext("%(score)s point", "%(score)s points", plural_count(value), score=whole(value))
     if field in ("zb", "pb", "sb", "bp"):
         return f"{whole(value)}\xa0{result_label(field)}"
     return table_points(value)

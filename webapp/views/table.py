@@ -254,8 +254,11 @@ def phone_strings(rs, keeper_position: int | None = None) -> dict:
         "own_unreachable": _("The server cannot be reached: signing on your own phone needs the Wi-Fi. Try again, "
                              "or sign on the phone of %(keeper)s.", keeper=keeper),
         "signed_there": _("signed on the phone of %(keeper)s", keeper=keeper),
-        "signatures_lost": _("This page was opened again without Wi-Fi: the signatures given before were not "
-                             "kept (a PIN is never stored on the phone), so signing starts again with player 1."),
+        "signatures_lost": _("The page was opened again: the signatures of %(who)s were given without Wi-Fi and "
+                             "are not kept (a PIN stays only in the open page, never on the phone), so they sign "
+                             "again."),
+        "reason_needed": _("Write why the results are corrected: the referee reads it."),
+        "rejected_title": _("Rejected by the referee"),
         "signing_now": _("signs now"),
         "to_sign": _("waiting"),
         "sign_as": _("Player %(position)s: %(start_no)s %(name)s"),
