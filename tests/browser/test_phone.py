@@ -178,7 +178,7 @@ def test_a_round_of_three_tables_is_sent_from_phones(venue, phones):
     page.locator("#sum2").fill("5.5")
     expect(page.locator("#total")).to_have_text("€30.00")
     expect(page.locator("#points1")).to_have_text("3 pts")
-    expect(page.locator("#points2")).to_have_text("1 pts")
+    expect(page.locator("#points2")).to_have_text("1 pt")
     page.locator("#confirm").click()
     expect(page.locator("#locked-sums")).to_contain_text("€14.50")
     page.locator("#change").click()  # before anyone signs, the sums can still change

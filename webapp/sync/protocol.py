@@ -343,7 +343,8 @@ def parse_draft(data) -> Draft:
     here = data.get("signed_here")
     return Draft(token=_str(data["token"], "token", MAX_TOKEN), content=parse_content(data["content"]),
                  content_hash=_hash(data["content_hash"], "content_hash"),
-                 signed_here=None if here is None else _int_list(here, "signed_here", 1, MAX_ID))
+                 signed_here=None if here is None or here == [] and isinstance(here, list)
+                 else _int_list(here, "signed_here", 1, MAX_ID))
 
 
 def parse_preview(data) -> tuple[str, Content]:

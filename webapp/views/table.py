@@ -138,7 +138,7 @@ def sheet(token: str):
                            unit=unit_symbol(rs.currency),
                            cards=cards_seat(t, r, table_seats), sheet=shown, data=data,
                            strings=phone_strings(rs, state["rules"]["keeper"]),
-                           keeper=keeper_phrase(rs, state["rules"]["keeper"]),
+                           keeper_words=keeper_phrase(rs, state["rules"]["keeper"]),
                            total=Decimal(state["total_cents"] or 0).scaleb(-2), looks_insecure=looks_insecure(),
                            assets=SHEET_ASSETS,
                            rows=list(zip(table_seats, shown.sums)) if shown else None)
