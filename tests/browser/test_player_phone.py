@@ -180,8 +180,6 @@ def test_rules_2_the_players_phone_pages_speak_each_rule_sets_language_and_units
     vp.goto(f"{ev.url}/t/{ev.tid}/player/{players[0]}?lang={lang}")
     expect(vp.locator("h1")).to_contain_text(ev.names[players[0]])
     found["player page"] = page_problems(vp, lang, money)
-    if code == "thousand":
-        shot(vp, "thousand-player-ru-360.png")
     report = [f"{name}: {p}" for name, problems in found.items() for p in problems]
     assert not report, "\n".join(report)
 
@@ -331,3 +329,35 @@ def test_sem_b5d_an_offline_reload_of_a_half_signed_sheet_says_whose_signatures_
     sign_here(ph, p1, ev.pins[p1])
     expect(lost).to_be_hidden()
     expect(page.locator("#signers li.is-next")).to_contain_text(str(p2))
+
+
+@pytest.mark.parametrize("sample,lang,start_no", [("thousand13.json", "ru", 6), ("csm14_a.json", "cs", 4),
+                                                  ("smu10.json", "cs", 1), ("sem27_poprad.json", "sk", 1)])
+def test_rules_2_a_finished_tournaments_player_page_and_receipts_at_360_px(live_server, phones, sample, lang,
+                                                                            start_no):
+    """RULES.md §2, TH-2: a finished tournament's player page (a Thousand finalist: the final's score,
+    not "–") and each of its receipts, in the rule set's language at 360 px."""
+    from webapp.services.tournament_file import import_tournament
+
+    url, app = live_server
+    with app.app_context():
+        data = (Path(__file__).resolve().parents[1] / "data" / sample).read_text(encoding="utf-8")
+        t = import_tournament(data, sample, "test")
+        db.session.commit()
+        tid, money = t.id, t.ruleset in ("sem", "bbliga")
+    viewer = phones()
+    page = viewer.page
+    page.goto(f"{url}/t/{tid}/player/{start_no}?lang={lang}")
+    found = {"player page": page_problems(page, lang, money)}
+    if sample.startswith("thousand"):
+        expect(page.locator(".player-place")).to_contain_text("Финал (TH-2): 1 000 очков")
+        expect(page.locator("tr", has_text="финал")).to_contain_text("1 000 очков")
+        shot(page, "thousand-player-ru-360.png")
+    codes = [a.inner_text() for a in page.locator(".player-receipts code").all()]
+    assert codes
+    for code in codes:
+        page.goto(f"{url}/t/{tid}/receipt?code={code}&lang={lang}")
+        expect(page.locator(".receipt-sheet")).to_be_visible()
+        found[f"receipt {code}"] = page_problems(page, lang, money)
+    report = [f"{name}: {p}" for name, problems in found.items() for p in problems]
+    assert not report, "\n".join(report)
