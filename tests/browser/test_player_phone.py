@@ -19,6 +19,7 @@ import pytest
 from babel.messages.pofile import read_po
 from playwright.sync_api import expect
 
+from tests.browser.test_accessibility import TARGETS_JS
 from tests.browser.test_live_desk import shot
 from tests.browser.test_phone import phones  # noqa: F401  (fixture)
 from tests.browser.test_rulesets_phone import Event, enter, receipt_of, sign_here, sign_own
@@ -64,22 +65,8 @@ def foreign_texts(lang: str) -> tuple[str, ...]:
     return tuple(sorted(t for t in out if len(t) >= 24))
 
 
-CHECK_JS = """([tap]) => {
-  const problems = [];
-  const de = document.documentElement;
-  if (de.scrollWidth > window.innerWidth + 1) problems.push('horizontal scroll: ' + de.scrollWidth + ' px');
-  const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary';
-  for (const el of document.querySelectorAll(sel)) {
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none' || el.closest('[hidden]')) continue;
-    let box = el.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    if (el.tagName === 'A' && style.display === 'inline') continue;
-    if (el.matches('input[type=checkbox], input[type=radio]') && el.closest('label')) box = el.closest('label').getBoundingClientRect();
-    if (box.width < tap || box.height < tap) problems.push('tap target ' + Math.round(box.width) + 'x' + Math.round(box.height) + ' ' + el.outerHTML.slice(0, 90));
-  }
-  return problems;
-}"""
+SCROLL_JS = """() => document.documentElement.scrollWidth > window.innerWidth + 1
+  ? ['horizontal scroll: ' + document.documentElement.scrollWidth + ' px'] : []"""
 
 # every text input of the sheet holds its longest valid value without scrolling inside
 WIDTH_JS = """([longest]) => {
@@ -97,7 +84,9 @@ WIDTH_JS = """([longest]) => {
 
 def page_problems(page, lang: str, money: bool) -> list[str]:
     text = page.locator("body").inner_text()
-    problems = page.evaluate(CHECK_JS, [TAP]) + page.evaluate(WIDTH_JS, [LONGEST])
+    problems = page.evaluate(SCROLL_JS) + page.evaluate(WIDTH_JS, [LONGEST])
+    problems += [f"tap target {t['w']}×{t['h']} {t['what']}" for t in page.evaluate(TARGETS_JS)
+                 if t["w"] < TAP or t["h"] < TAP]
     if page.locator("html").get_attribute("lang") != lang:
         problems.append(f"lang {page.locator('html').get_attribute('lang')}")
     if not money:
