@@ -77,6 +77,10 @@ def build_app(config: dict | None = None) -> Flask:
     app.jinja_env.filters["amount"] = i18n.amount
     app.jinja_env.filters["points"] = i18n.points
     app.jinja_env.filters["in_unit"] = i18n.in_unit
+    app.jinja_env.filters["pts"] = i18n.table_points
+    app.jinja_env.globals["result_text"] = i18n.result_text
+    app.jinja_env.globals["result_label"] = i18n.result_label
+    app.jinja_env.globals["whole"] = i18n.whole
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)

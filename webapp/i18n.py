@@ -5,9 +5,10 @@ from decimal import Decimal
 from functools import lru_cache
 from fractions import Fraction
 
+from babel import Locale
 from babel.numbers import format_currency, format_decimal
 from flask import current_app, has_request_context, request
-from flask_babel import get_locale
+from flask_babel import get_locale, gettext as _, ngettext
 
 COOKIE = "lang"
 
@@ -87,6 +88,59 @@ def points(value) -> str:
     if value.denominator == 1:
         return str(value.numerator)
     return format_decimal(float(value), format="0.##", locale=str(get_locale()))
+
+
+def plural_count(value) -> int:
+    """The count ngettext takes for `value`: the number when whole; for a half or a third, 2, whose
+    form is the one a fraction takes in English and Russian ("2.5 pts", "2,5 очка")."""
+    value = Fraction(value) if not isinstance(value, float) else Fraction(value).limit_denominator(4)
+    return abs(value.numerator) if value.denominator == 1 else 2
+
+
+def table_points(value) -> str:
+    """A player's points with their unit, in the plural the number takes ("1 pt", "3 pts", "2,5 b.")."""
+    if value is None or value == "":
+        return ""
+    return ngettext("%(points)s pt", "%(points)s pts", plural_count(value), points=points(value))
+
+
+def whole(value) -> str:
+    """A whole number with the locale's grouping: "-1 234" in Slovak, "-1,234" in English."""
+    text = format_decimal(abs(Decimal(value)), format="#,##0", locale=str(get_locale()))
+    return "-" + text if Decimal(value) < 0 else text
+
+
+def result_text(field: str, value, currency: str | None = "EUR") -> str:
+    """One part of a player's result (RuleSet.result_fields, points_field) with its unit."""
+    if value is None or value == "":
+        return "–"
+    if field == "sum":
+        return in_unit(value, currency)
+    if field == "score":  # TH-3: a game score, in points
+        return ngettext("%(score)s point", "%(score)s points", plural_count(value), score=whole(value))
+    if field in ("zb", "pb", "sb", "bp"):
+        return f"{whole(value)}\xa0{result_label(field)}"
+    return table_points(value)
+
+
+def result_label(field: str) -> str:
+    return {"sum": _("Sum"), "zb": _("ZB"), "pb": _("PB"), "sb": _("SB"), "bp": _("BP"), "score": _("Score"),
+            "final_score": _("Final (TH-2)"), "points": _("Points")}.get(field, field)
+
+
+def plural_forms(singular: str, plural: str, **values) -> dict[str, str]:
+    """A plural message for the page's script, by CLDR plural category (what Intl.PluralRules answers):
+    each category's text is ngettext's for a number of that category; a category no whole number
+    has (a fraction's) takes the form of 2, as `plural_count`."""
+    locale = Locale.parse(str(get_locale()))
+    out: dict[str, str] = {}
+    for n in range(0, 200):
+        cat = locale.plural_form(n)
+        if cat not in out:
+            out[cat] = ngettext(singular, plural, n, **values)
+    for cat in ("zero", "one", "two", "few", "many", "other"):
+        out.setdefault(cat, ngettext(singular, plural, 2, **values))
+    return out
 
 
 def compile_catalogs(translations_dir) -> None:

@@ -294,6 +294,8 @@ class SheetDraft(db.Model):
     content_hash: Mapped[str] = mapped_column(String(64))
     content: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # start numbers signed on the publishing phone (its PINs are checked when the sheet is sent)
+    signed_here: Mapped[list | None] = mapped_column(JSON)
 
     signatures: Mapped[list["DraftSignature"]] = relationship(
         back_populates="draft", order_by="DraftSignature.id", cascade="all, delete-orphan")

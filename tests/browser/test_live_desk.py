@@ -88,7 +88,7 @@ def test_live_desk_follows_the_tables_and_no_table_stays_stuck(venue, phones, br
     own_sign(api, venue, d1, p3)
     expect(state(1)).to_have_text("signed draft waiting")
     expect(page.locator("#own-send")).to_be_visible(timeout=20_000)  # after the winner's head start
-    expect(page.locator("#own-missing")).to_contain_text("the winner's phone has not sent the sheet")
+    expect(page.locator("#own-missing")).to_contain_text("the phone of the table winner has not sent the sheet")
     shot(page, "stuck-table-recovery.png")
     page.locator("#own-send").click()
     expect(own.status()).to_contain_text("Sent — receipt")

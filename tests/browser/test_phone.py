@@ -178,7 +178,7 @@ def test_a_round_of_three_tables_is_sent_from_phones(venue, phones):
     page.locator("#sum2").fill("5.5")
     expect(page.locator("#total")).to_have_text("€30.00")
     expect(page.locator("#points1")).to_have_text("3 pts")
-    expect(page.locator("#points2")).to_have_text("1 pts")
+    expect(page.locator("#points2")).to_have_text("1 pt")
     page.locator("#confirm").click()
     expect(page.locator("#locked-sums")).to_contain_text("€14.50")
     page.locator("#change").click()  # before anyone signs, the sums can still change
@@ -254,6 +254,8 @@ def test_a_round_of_three_tables_is_sent_from_phones(venue, phones):
     page.locator("#sum0").fill("14.50")
     page.locator("#sum1").fill("10")
     expect(page.locator("#sum0")).to_have_class(re.compile(r"\bred-pen\b"))
+    expect(page.locator("#confirm")).to_be_disabled()  # the referee needs the reason
+    page.locator("#reason").fill("50 cents went to the wrong player")
     page.locator("#confirm").click()
     expect(page.locator("#referee-needed")).to_contain_text("SEM-C4")
     ph.sign_all(players, venue.pins)
@@ -261,6 +263,7 @@ def test_a_round_of_three_tables_is_sent_from_phones(venue, phones):
     first, second = venue.sheets(1)
     assert (first.status, first.sums) == ("accepted", ["14.00", "10.50", "5.50"])
     assert (second.status, second.base_version, second.sums) == ("pending", 1, ["14.50", "10.00", "5.50"])
+    assert second.note == "50 cents went to the wrong player"
 
 
 def test_offline_the_sheet_waits_in_the_outbox_and_goes_when_back(venue, phones):

@@ -39,7 +39,7 @@ def test_published_sums_are_offered_to_the_players_own_phones(app, client, game)
     r = client.post("/api/v1/drafts", json=d)
     assert r.status_code == 200
     assert r.json == {"status": "ok", "content": d["content"], "content_hash": d["content_hash"], "sent": False,
-                      "signed": [], "missing": game.players(), "complete": False, "send_in": None}
+                      "signed": [], "signed_here": [], "missing": game.players(), "complete": False, "send_in": None}
     assert client.post("/api/v1/drafts", json=d).status_code == 200  # publishing again is harmless
     assert drafts(app) == (1, 0)
     state = client.get("/api/v1/table", query_string={"token": d["token"]}).json
@@ -240,3 +240,38 @@ def test_a_wrong_pin_earns_no_proof(client, game):
     r = client.post("/api/v1/pin", json={"token": game.token(1), "start_no": p1, "pin": game.pins[p1],
                                          "content_hash": "nope"})
     assert r.status_code == 400 and r.json["field"] == "content_hash"
+
+
+def test_players_signed_on_the_keepers_phone_are_not_listed_as_missing_on_own_phones(app, client, game):
+    """SEM-B5d: who signed on the phone that published the sums (`signed_here`, its PINs checked when the
+    sheet is sent) is not "still to sign" on the others' own phones; nobody may send in its place then."""
+    d = draft_body(game)
+    p1, p2, p3 = game.players()
+    assert client.post("/api/v1/drafts", json={**d, "signed_here": [p1]}).json["missing"] == [p2, p3]
+    state = client.get("/api/v1/table", query_string={"token": d["token"]}).json["draft"]
+    assert (state["signed_here"], state["missing"]) == ([p1], [p2, p3])
+    ok = client.post("/api/v1/signatures", json=own_signature(game, d, p2)).json
+    assert (ok["signed"], ok["signed_here"], ok["missing"]) == ([p2], [p1], [p3])
+    # the keeper's phone says again who signed on it: a start number not at the table is ignored
+    again = client.post("/api/v1/drafts", json={**d, "signed_here": [p1, p3, 999]}).json
+    assert (again["signed_here"], again["missing"]) == ([p1, p3], [])
+    assert again["complete"] is False and again["send_in"] is None  # the keeper's phone holds two signatures
+    # a draft published without the field keeps what it had
+    assert client.post("/api/v1/drafts", json=d).json["signed_here"] == [p1, p3]
+    bad = client.post("/api/v1/drafts", json={**d, "signed_here": "p1"})
+    assert bad.status_code == 400 and bad.json["field"] == "signed_here"
+
+
+def test_the_sending_phone_asks_what_became_of_its_receipt(app, client, game):
+    """The table state answers what became of the sheet with the asked receipt (`mine`), so the phone that
+    sent a sheet waiting for the referee learns the decision; a malformed receipt is a bad request."""
+    body = game.body()
+    r = post(client, body)
+    assert r.status_code == 200
+    receipt = r.json["receipt"]
+    state = client.get("/api/v1/table", query_string={"token": body["token"], "receipt": receipt}).json
+    assert state["mine"] == {"receipt": receipt, "status": "accepted"}
+    other = client.get("/api/v1/table", query_string={"token": body["token"], "receipt": "ABCD-EFGH"}).json
+    assert other["mine"] is None
+    bad = client.get("/api/v1/table", query_string={"token": body["token"], "receipt": "<x>"})
+    assert bad.status_code == 400 and bad.json["field"] == "receipt"

@@ -602,7 +602,8 @@ def test_table_state_shape(app, client, game):
     r = client.get("/api/v1/table", query_string={"token": token})
     assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
     assert set(r.json) == {"status", "round", "table", "players", "cards_position", "total_cents", "sheet", "draft",
-                           "open_cases", "rules"}
+                           "open_cases", "rules", "mine"}
+    assert r.json["mine"] is None  # no receipt asked about
     assert r.json["rules"] == {"result_kind": "money", "currency": "EUR", "table_size": 3, "negative_note": True,
                                "keeper": None, "premium_line": None, "table_points": True}
     assert r.json["open_cases"] == []

@@ -140,6 +140,11 @@ def test_ruleset_tournament_end_to_end(app, op, code, n, tmp_path):
                 assert "ps-premium" in page and ">PB<" in page
             if rs.result_kind == "score":
                 assert "ps-ended" in page
+            # the QR caption: sums where the result is money, results otherwise (TH-3 has scores, no sums)
+            caption = "Scan to enter the sums" if rs.result_kind == "money" else "Scan to enter the results"
+            assert caption in page
+            if rs.result_kind != "money":
+                assert "Scan to enter the sums" not in page
             for tab_id, number, k in tables:
                 assert page.count(f'<td class="ps-no">') >= sum(kk for *_x, kk in tables)
         final = rs.final_size is not None and rnd == rs.rounds

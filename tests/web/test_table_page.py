@@ -95,7 +95,10 @@ def test_sheet_page_has_the_entry_form_signing_and_the_data_its_script_needs(app
     assert data["rules"] == {"result_kind": "money", "currency": "EUR", "table_size": 3, "negative_note": True,
                              "keeper": None, "premium_line": None, "table_points": True}
     strings = json_block(page, "sheet-strings")
-    assert strings["sent"] == "Sent — receipt %(receipt)s" and all(isinstance(v, str) and v for v in strings.values())
+    assert strings["sent"] == "Sent — receipt %(receipt)s"
+    forms = strings.pop("points_forms")  # by CLDR plural category, as Intl.PluralRules answers
+    assert forms["one"] == "%(points)s pt" and forms["other"] == "%(points)s pts"
+    assert all(isinstance(v, str) and v for v in strings.values())
 
 
 def test_sheet_page_writes_money_the_slovak_way(app, anon):

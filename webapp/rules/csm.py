@@ -78,6 +78,20 @@ class CSM(RuleSet):
     split_rule = "CSM-1: tables of 3 only when the field is not divisible by 4, at most three"
     max_tables_of_3 = 3  # CSM-1 (II.2)
     premium_line = PREMIUM_LINE
+    keeper_kind = "seat"
+    keeper_rule = "CSM-3"
+    result_fields = ("zb", "pb", "sb")
+    points_field = "bp"
+
+    def round_results(self, stats) -> dict[int, dict]:
+        return {r.round: {"zb": r.zb, "pb": r.pb, "sb": r.sb, "bp": r.bp} for r in stats.per_round}
+
+    def total_results(self, stats) -> dict:
+        return {"zb": stats.zb, "pb": stats.pb, "sb": stats.sb, "bp": stats.bp}
+
+    def table_results(self, table) -> list[dict]:
+        scores = table.scores or (Decimal(0),) * len(table.sums)
+        return [{"zb": int(zb), "pb": int(pb), "sb": int(zb + pb)} for zb, pb in zip(table.sums, scores)]
 
     def sheet_keeper(self, values=None) -> int:
         """CSM-3: the scorekeeper; position 1 unless a lot (II.3) names another."""

@@ -97,6 +97,28 @@ class RuleSet:
     split_rule: str = "SEM-B2: tables of 3"
     cut_rule: str = "SEM-B9..B11"
     withdrawal_rule: str = "SEM-D4"  # a player who withdrew is not seated again
+    # who keeps the sheet (RULES.md §2: every rule set uses the table flow of SEM-B5/C4): "winner" (the
+    # table winner), "seat" (a fixed seat, `sheet_keeper(None)`) or "best" (the best-placed player);
+    # `keeper_rule` is the rule that says so, cited wherever the phone speaks of the sheet's flow
+    keeper_kind: str = "winner"
+    keeper_rule: str = "SEM-C4"
+    # what one player's round result is made of, in the order a page shows it (RULES.md §2): "sum"
+    # (money in `currency`), "zb"/"pb"/"sb" (CSM-2), "score" (a game score in points, TH-3);
+    # "points" is the rule set's own points of the round (table points, CSM-4's BP)
+    result_fields: tuple[str, ...] = ("sum",)
+    points_field: str = "points"
+
+    def round_results(self, stats) -> dict[int, dict]:
+        """A player's results by round, as `result_fields` (+ `points_field`) name them."""
+        return {r: {"sum": m, "points": p} for r, m, p in zip(stats.rounds, stats.sums, stats.round_points)}
+
+    def total_results(self, stats) -> dict:
+        """A player's tournament totals, keyed as `round_results`."""
+        return {"sum": stats.money, "points": stats.points}
+
+    def table_results(self, table) -> list[dict]:
+        """Each seat's result of a table (a TableResult), keyed as `round_results` (without points)."""
+        return [{"sum": m} for m in table.sums]
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

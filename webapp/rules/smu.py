@@ -28,6 +28,8 @@ class SMU(RuleSet):
     total_rule = "SMU-2"
     split_rule = "SMU-1: tables of 4 only when the field is not divisible by 3, at most two"
     max_tables_of_4 = 2  # SMU-1
+    keeper_kind = "seat"
+    keeper_rule = "SMU-1"
 
     def sheet_keeper(self, values=None) -> int:
         """SMU-1: player A keeps the sheet unless the table agrees otherwise."""

@@ -64,6 +64,26 @@ class Thousand(RuleSet):
     withdraw_during_round = True
     late_entry_round = 2
     lot_ties = True
+    keeper_kind = "best"
+    keeper_rule = "TH-6"
+    result_fields = ("score",)
+
+    def round_results(self, stats) -> dict[int, dict]:
+        """TH-2: the Swiss rounds' scores and points, then the final's score (its points are not counted)."""
+        swiss = [r for r in stats.rounds if r != FINAL_ROUND]
+        out = {r: {"score": v, "points": p} for r, v, p in zip(swiss, stats.sums, stats.round_points)}
+        if stats.final_score is not None:
+            out[FINAL_ROUND] = {"score": stats.final_score, "points": None, "final": True}
+        return out
+
+    def total_results(self, stats) -> dict:
+        out = {"score": stats.money, "points": stats.points}
+        if stats.final_score is not None:
+            out["final_score"] = stats.final_score
+        return out
+
+    def table_results(self, table) -> list[dict]:
+        return [{"score": v} for v in (table.scores if table.scores is not None else table.sums)]
 
     def expected_total(self, n_players: int):
         return None  # TH-3: no table total

@@ -562,6 +562,7 @@ class RoundCell:
     corrected: str | None = None  # "C10" (published correction) | "C5" (wrong total) | "C4" (referee) | None
     disqualified: bool = False
     old_sum: Decimal | None = None  # SEM-C4: the sum before the referee-approved correction
+    values: dict | None = None  # the rule set's own parts of the result (RuleSet.round_results)
 
 
 def c4_replaced(tab: RoundTable) -> Sheet | None:
@@ -800,9 +801,7 @@ def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None
 
     results = []
     stats = closed.stats.get(start_no)
-    by_round = {}
-    if stats is not None:
-        by_round = {rnd: (m, pts) for rnd, m, pts in zip(stats.rounds, stats.sums, stats.round_points)}
+    by_round = rs.round_results(stats) if stats is not None else {}
     for r in t.rounds:
         if r.status != "closed":
             continue
@@ -810,11 +809,12 @@ def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None
         if found is None:
             continue
         tab, i = found
-        m, pts = by_round.get(r.number, (None, None))
+        values = by_round.get(r.number, {})
         dq = start_no in (tab.sheet.disqualified if tab.sheet is not None else ())
         mark = marks.get((r.number, start_no))
-        results.append(RoundCell(r.number, tab.number, m, pts, mark, dq,
-                                 old_sum=c4_old.get((r.number, start_no)) if mark == "C4" else None))
+        results.append(RoundCell(r.number, tab.number, values.get("sum"), values.get(rs.points_field), mark, dq,
+                                 old_sum=c4_old.get((r.number, start_no)) if mark == "C4" else None,
+                                 values=values))
 
     place = None
     history: list[tuple[int, int]] = []
@@ -835,6 +835,8 @@ def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None
         "player": p, "seat": seat, "results": results, "place": place, "history": history,
         "points": total.stats.points if total else (stats.points if stats else None),
         "money": total.stats.money if total else (stats.money if stats else None),
+        "totals": rs.total_results(total.stats if total else stats) if (total or stats) else None,
+        "ruleset": rs,
         "visible": visible, "after": k, "field_size": field_size, "players": players,
         "disqualified": start_no in status.disqualified, "withdrawn": status.withdrawn.get(start_no),
         "unranked_substitute": start_no in status.unranked_substitutes,
@@ -1190,3 +1192,16 @@ def final_report(t: Tournament) -> dict:
         "players": len(t.players), "rounds": k,
         "lots": [list(e.order or ()) for e in t.events if e.type == "lot"],
     }
+
+
+def sheet_shape(rs: RuleSet, tab: RoundTable, sheet: Sheet) -> dict:
+    """A stored sheet as the rule set's result shape (RuleSet.result_fields): each seat's parts and
+    points, how the game ended (TH-3) and the premium-game lines (CSM-3), for the receipt page."""
+    table = rules_table(tab.number, tab.players, sheet)
+    rows = rs.table_results(table)
+    fields = rs.result_fields
+    if rs.place_points or rs.result_kind == "score":
+        fields += ("points",)
+        for row, p in zip(rows, table_outcome(rs, table).points):
+            row["points"] = p
+    return {"fields": fields, "rows": rows, "ended": table.ended, "premium_games": table.premium_games}

@@ -825,10 +825,14 @@ def shown_sheet(tab: RoundTable) -> Sheet | None:
     return waiting[-1] if waiting else None
 
 
-def table_state(token: str, draft_hash: str | None = None) -> dict:
+def table_state(token: str, draft_hash: str | None = None, receipt: str | None = None) -> dict:
     """GET /api/v1/table: what the server has for the token's table; with
-    `draft_hash`, that draft, else the newest one no sheet has been sent for."""
+    `draft_hash`, that draft, else the newest one no sheet has been sent for; with
+    `receipt`, what became of that sheet of the table (the phone that sent it learns
+    the referee's decision)."""
     t, r, tab = token_table(token)
+    mine = next(({"receipt": s.receipt, "status": s.status} for s in tab.sheets if receipt and s.receipt == receipt),
+                None)
     rs = get_ruleset(t.ruleset)
     by_no = table_players(t, tab)
     expected = rs.expected_total(len(tab.players))
@@ -849,6 +853,7 @@ def table_state(token: str, draft_hash: str | None = None) -> dict:
         "draft": draft_state(tab, draft_hash),
         # issue 8.4: what became of the table's sheets since (a dispute, the referee, a correction)
         "open_cases": open_case_kinds(t, r, tab),
+        "mine": mine,
     }
 
 
@@ -938,9 +943,14 @@ def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None
     from .desk_live import draft_forward  # issue 8.2: who must still act, when any phone may send
 
     signed = [g.start_no for g in draft.signatures]
+    here = [s for s in tab.players if s in (draft.signed_here or ()) and s not in signed]
     last = max((g.created_at for g in draft.signatures if g.created_at), default=None)
+    forward = draft_forward(signed, list(tab.players), last)
+    if here:
+        # signed on the publishing phone: not missing, but only that phone holds their signatures (it sends)
+        forward = {**forward, "missing": [s for s in forward["missing"] if s not in here]}
     return {"content": draft.content, "content_hash": draft.content_hash, "sent": sent, "signed": signed,
-            **draft_forward(signed, list(tab.players), last)}
+            "signed_here": here, **forward}
 
 
 def publish_draft(d: protocol.Draft) -> Answer:
@@ -956,8 +966,14 @@ def publish_draft(d: protocol.Draft) -> Answer:
     except protocol.ProtocolError as e:
         raise from_protocol(e) from e
     _check_sums(t, tab, c)
-    if _draft(tab, d.content_hash) is None:
-        db.session.add(SheetDraft(table_id=tab.id, content_hash=d.content_hash, content=c.as_dict()))
+    draft = _draft(tab, d.content_hash)
+    here = sorted(set(d.signed_here or ()) & set(tab.players))
+    if draft is None:
+        db.session.add(SheetDraft(table_id=tab.id, content_hash=d.content_hash, content=c.as_dict(),
+                                  signed_here=here))
+        db.session.flush()
+    elif d.signed_here is not None and (draft.signed_here or []) != here:
+        draft.signed_here = here
         db.session.flush()
     return Answer(200, {"status": "ok", **draft_state(tab, d.content_hash)})
 
@@ -969,8 +985,8 @@ def sign_draft(g: protocol.OwnSignature) -> Answer:
     player = seated_player(t, tab, g.start_no)
     draft = _draft(tab, g.content_hash)
     if draft is None:
-        raise invalid("no-draft", _("These sums are no longer waiting for signatures: the winner's phone changed "
-                                    "them. Open the table's page again."), field="content_hash")
+        raise invalid("no-draft", _("These results are no longer waiting for signatures: the phone that keeps the "
+                                    "sheet changed them. Open the table's page again."), field="content_hash")
     try:
         check_pin(t, player, g.pin)
     except PinError as e:

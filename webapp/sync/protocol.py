@@ -35,6 +35,7 @@ MAX_PIN = 32  # longer than any PIN: a wrong PIN of any sensible length is a wro
 MAX_SIGNED_AT = 40
 KEY_RE = re.compile(r"[A-Za-z0-9_-]{8,80}")
 HASH_RE = re.compile(r"[0-9a-f]{64}")
+RECEIPT_RE = re.compile(r"[A-Z2-7]{4}(?:-[A-Z2-7]{2,4}){1,2}")  # a sheet's receipt (chain.receipt_candidates)
 # SVG path data: commands, numbers (with exponents), separators; nothing that could be markup
 PATH_RE = re.compile(r"[MmLlHhVvCcSsQqTtAaZzEe0-9.,+\- \t\r\n]*")
 
@@ -332,12 +333,18 @@ class Draft:
     token: str
     content: Content
     content_hash: str
+    # who has signed on the publishing phone so far (their PINs are checked when the sheet is sent):
+    # the players' own phones then do not list them as still to sign
+    signed_here: tuple[int, ...] | None = None
 
 
 def parse_draft(data) -> Draft:
     _body(data, ("token", "content", "content_hash"))
+    here = data.get("signed_here")
     return Draft(token=_str(data["token"], "token", MAX_TOKEN), content=parse_content(data["content"]),
-                 content_hash=_hash(data["content_hash"], "content_hash"))
+                 content_hash=_hash(data["content_hash"], "content_hash"),
+                 signed_here=None if here is None or here == [] and isinstance(here, list)
+                 else _int_list(here, "signed_here", 1, MAX_ID))
 
 
 def parse_preview(data) -> tuple[str, Content]:

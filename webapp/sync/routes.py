@@ -113,8 +113,11 @@ def table():
     draft = request.args.get("draft") or None
     if draft is not None and not protocol.HASH_RE.fullmatch(draft):
         return _json(sheets.bad_request("draft must be 64 lowercase hex digits.", "draft").answer)
+    receipt = request.args.get("receipt") or None
+    if receipt is not None and not protocol.RECEIPT_RE.fullmatch(receipt):
+        return _json(sheets.bad_request("receipt must be a receipt code (ABCD-EFGH).", "receipt").answer)
     try:
-        return jsonify(sheets.table_state(token, draft))
+        return jsonify(sheets.table_state(token, draft, receipt))
     except sheets.SyncRefusal as e:
         return _refusal(e)
 

@@ -15,12 +15,13 @@ from decimal import Decimal
 from pathlib import Path
 
 from flask import Blueprint, current_app, render_template, request, url_for
-from flask_babel import gettext as _
+from flask_babel import get_locale
+from flask_babel import gettext as _, pgettext
 
 from ..extensions import db
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..i18n import amount, in_unit, money
+from ..i18n import amount, in_unit, money, plural_forms
 from ..services import sheets as sheet_service
 from ..services.rounds import ROUND_MINUTES, current_round, round_ends_at
 from ..services.tokens import TokenError, TokenExpired, read_table_token, table_token
@@ -135,7 +136,9 @@ def sheet(token: str):
     }
     return render_template("table/sheet.html", t=t, r=r, tab=tab, seats=table_seats, rs=rs,
                            unit=unit_symbol(rs.currency),
-                           cards=cards_seat(t, r, table_seats), sheet=shown, data=data, strings=phone_strings(),
+                           cards=cards_seat(t, r, table_seats), sheet=shown, data=data,
+                           strings=phone_strings(rs, state["rules"]["keeper"]),
+                           keeper_words=keeper_phrase(rs, state["rules"]["keeper"]),
                            total=Decimal(state["total_cents"] or 0).scaleb(-2), looks_insecure=looks_insecure(),
                            assets=SHEET_ASSETS,
                            rows=list(zip(table_seats, shown.sums)) if shown else None)
@@ -179,10 +182,23 @@ def looks_insecure() -> bool:
     return not request.is_secure and not local
 
 
-def phone_strings() -> dict:
-    """Every text the sheet's scripts show, in the page's language (the scripts translate nothing)."""
+def keeper_phrase(rs, position: int | None) -> str:
+    """Whose phone keeps the sheet, as the rule set says (RuleSet.keeper_kind): the words that
+    follow "the phone of" in the page's sentences."""
+    if rs.keeper_kind == "seat" and position is not None:
+        return pgettext("the phone of …", "player %(p)d", p=position + 1)
+    if rs.keeper_kind == "best":
+        return pgettext("the phone of …", "the best-placed player")
+    return pgettext("the phone of …", "the table winner")
+
+
+def phone_strings(rs, keeper_position: int | None = None) -> dict:
+    """Every text the sheet's scripts show, in the page's language and the rule set's words (the
+    scripts translate nothing)."""
+    keeper, rule = keeper_phrase(rs, keeper_position), rs.keeper_rule
     return {
-        "points": _("%(points)s pts"),
+        "points_forms": plural_forms("%(points)s pt", "%(points)s pts", points="%(points)s"),
+        "lang": str(get_locale()),
         "not_amount": _("Not an amount"),
         "enter_all": _("Enter all three sums."),
         "enter_all_n": _("Enter every player's result."),
@@ -203,26 +219,30 @@ def phone_strings() -> dict:
         "pg_by": _("Signed by the players of the game (CSM-3)"),
         "pg_remove": _("Remove this game"),
         "also_premium": _("also signs premium game %(n)s (CSM-3)"),
-        "keeper_sends": _("The best result at this table: %(name)s, who submits the sheet (TH-6)."),
+        "keeper_sends": _("The best result at this table: %(name)s, who submits the sheet (%(rule)s).",
+                          rule=rule, name="%(name)s"),
         "total_short": _("%(missing)s is missing to the table total."),
         "total_over": _("%(over)s too much: the total must be exactly the table total."),
         "total_ok": _("The total is right."),
         "note_needed": _("Write the type and payment of the last game."),
-        "correction_banner": _("Correction of sheet version %(version)s: changed sums are shown in red. "
-                               "All three players sign again and the referee must approve it (SEM-C4)."),
+        "correction_banner": _("Correction of sheet version %(version)s: changed results are shown in red. "
+                               "Every player signs again and the referee must approve it (%(rule)s).",
+                               rule=rule, version="%(version)s"),
         "note_shown": _("Last game: %(note)s"),
         "referee_will_negative": _("A sum is negative: the referee must co-sign this sheet (SEM-C8)."),
-        "referee_will_correction": _("This is a correction: the referee must approve it (SEM-C4)."),
+        "referee_will_correction": _("This is a correction: the referee must approve it (%(rule)s).", rule=rule),
         "signed_mark": _("signed"),
         "own_signed_mark": _("signed on own phone"),
         "own_choose": _("Choose your name first."),
-        "own_done": _("Thank you, %(name)s: your signature is on the server. The winner's phone adds it to the "
-                      "sheet."),
-        "own_missing": _("Still to sign: %(who)s. They sign on their own phone or on the winner's phone."),
-        "own_all_signed": _("Everybody has signed. The winner's phone sends the sheet; if it has not by %(time)s, "
-                            "this phone can send it."),
-        "own_send_ready": _("Everybody has signed, but the winner's phone has not sent the sheet: send it from "
-                            "this phone."),
+        "own_done": _("Thank you, %(name)s: your signature is on the server. The phone of %(keeper)s adds it "
+                      "to the sheet.", keeper=keeper, name="%(name)s"),
+        "own_missing": _("Still to sign: %(who)s. They sign on their own phone or on the phone of %(keeper)s.",
+                         keeper=keeper, who="%(who)s"),
+        "own_all_signed": _("Everybody has signed. The phone of %(keeper)s sends the sheet; if it has not by "
+                            "%(time)s, this phone can send it.", keeper=keeper, time="%(time)s"),
+        "own_all_signed_there": _("Everybody has signed. The phone of %(keeper)s sends the sheet.", keeper=keeper),
+        "own_send_ready": _("Everybody has signed, but the phone of %(keeper)s has not sent the sheet: send it "
+                            "from this phone.", keeper=keeper),
         "send_offline": _("No Wi-Fi: the sheet is kept here and sent by itself as soon as the Wi-Fi returns."),
         "case_dispute": _("Another sheet with different sums was sent for this table: the referee decides which "
                           "counts."),
@@ -232,7 +252,13 @@ def phone_strings() -> dict:
         "referee_pin_mismatch": _("Receipt %(receipt)s. The PIN of start number %(who)s did not match: the sheet "
                                   "went to the referee, who checks it with the player. Nothing more to do here."),
         "own_unreachable": _("The server cannot be reached: signing on your own phone needs the Wi-Fi. Try again, "
-                             "or sign on the winner's phone."),
+                             "or sign on the phone of %(keeper)s.", keeper=keeper),
+        "signed_there": _("signed on the phone of %(keeper)s", keeper=keeper),
+        "signatures_lost": _("The page was opened again: the signatures of %(who)s were given without Wi-Fi and "
+                             "are not kept (a PIN stays only in the open page, never on the phone), so they sign "
+                             "again."),
+        "reason_needed": _("Write why the results are corrected: the referee reads it."),
+        "rejected_title": _("Rejected by the referee"),
         "signing_now": _("signs now"),
         "to_sign": _("waiting"),
         "sign_as": _("Player %(position)s: %(start_no)s %(name)s"),
@@ -259,7 +285,11 @@ def phone_strings() -> dict:
         "sent": _("Sent — receipt %(receipt)s"),
         "referee_title": _("Sent — needs the referee"),
         "referee_negative": _("Receipt %(receipt)s. The sheet needs the referee: a sum is negative (SEM-C8)."),
-        "referee_correction": _("Receipt %(receipt)s. The sheet needs the referee: it is a correction (SEM-C4)."),
+        "referee_correction": _("Receipt %(receipt)s. The sheet needs the referee: it is a correction (%(rule)s).",
+                                rule=rule, receipt="%(receipt)s"),
+        "outcome_accepted": _("Receipt %(receipt)s. The referee approved this sheet: it counts."),
+        "outcome_rejected": _("Receipt %(receipt)s. The referee rejected this sheet: it does not count. Ask the "
+                              "referee."),
         "referee_pin": _("Receipt %(receipt)s. The sheet needs the referee: a PIN was issued during the round."),
         "dispute": _("Receipt %(receipt)s. The sheet needs the referee: another sheet for this table differs."),
         "received_title": _("Sheet received"),

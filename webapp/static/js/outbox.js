@@ -270,6 +270,7 @@
     forToken: forToken, delay: delay,
     all: function () { return getAll("outbox"); },
     result: function (token) { return getOne("results", token); },
+    saveResult: function (result) { return tx(["results"], "readwrite", function (s) { s.results.put(result); }); },
     draft: function (token) { return getOne("drafts", token); },
     saveDraft: function (draft) { return tx(["drafts"], "readwrite", function (s) { s.drafts.put(draft); }); },
     dropDraft: function (token) { return tx(["drafts"], "readwrite", function (s) { s.drafts.delete(token); }); },

@@ -31,8 +31,16 @@
 
   // ------------------------------------------------------------------ numbers
 
+  /* Numbers as the page's language writes them (Intl.NumberFormat), the server's signs where it has none */
+  var LANG = S.lang || document.documentElement.lang || "en";
+  var NF2 = null, NFP = null;
+  try {
+    NF2 = new Intl.NumberFormat(LANG, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    NFP = new Intl.NumberFormat(LANG, { maximumFractionDigits: 2 });
+  } catch (e) { /* a browser without Intl: the server's signs below */ }
   function amount(cents) {
     var c = Math.abs(cents);
+    if (NF2) return NF2.format(c / 100);
     var whole = String(Math.floor(c / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, D.money.group);
     return whole + D.money.decimal + ("0" + (c % 100)).slice(-2);
   }
@@ -81,8 +89,15 @@
     }
     return pts;
   }
+  /* "1 pt", "3 pts", "2,5 b.": the plural form the number takes in the page's language */
+  function plural(forms, n) {
+    var cat = "other";
+    try { cat = new Intl.PluralRules(LANG).select(n); } catch (e) { cat = n === 1 ? "one" : "other"; }
+    return forms[cat] || forms.other;
+  }
   function pointsText(p) {
-    return fmt(S.points, { points: String(Math.round(p * 100) / 100).replace(".", D.money.decimal) });
+    var shown = NFP ? NFP.format(p) : String(Math.round(p * 100) / 100).replace(".", D.money.decimal);
+    return fmt(plural(S.points_forms, p), { points: shown });
   }
 
   // ------------------------------------------------------------------ content and hash
@@ -138,8 +153,11 @@
   }
 
   function refreshServer() {
-    return api(D.api.table + "?token=" + encodeURIComponent(D.token)).then(function (ans) {
+    var r = state.result, url = D.api.table + "?token=" + encodeURIComponent(D.token);
+    if (r && r.receipt) url += "&receipt=" + encodeURIComponent(r.receipt);
+    return api(url).then(function (ans) {
       if (ans.data && ans.data.status === "ok") {
+        learnOutcome(ans.data.mine);
         state.server = ans.data.sheet;
         state.offer = ans.data.draft || null;
         state.offerAt = Date.now();
@@ -157,6 +175,19 @@
         renewPage("drop-page", String(ans.http));  // a fresh load shows the server's own message
       }
     }, function () { /* offline: the page's own data stays */ });
+  }
+
+  /* What the referee decided about the sheet this phone sent: kept with its receipt, so a reload
+     (also without Wi-Fi) still says it */
+  function learnOutcome(mine) {
+    var r = state.result;
+    if (!r || !mine || mine.receipt !== r.receipt || r.status === "accepted") return;
+    var decided = mine.status === "accepted" || mine.status === "superseded" ? "accepted"
+      : (mine.status === "rejected" ? "rejected" : null);
+    if (!decided || r.status === decided) return;
+    r.status = decided;
+    r.decided = true;
+    Outbox.saveResult(r);
   }
 
   function isBlank(d) {
@@ -235,6 +266,7 @@
     return p.message || S.refused;
   }
   function resultText(r) {
+    if (r.decided) return fmt(r.status === "accepted" ? S.outcome_accepted : S.outcome_rejected, { receipt: r.receipt });
     if (r.status === "dispute") return fmt(S.dispute, { receipt: r.receipt });
     if (r.status === "needs-referee") {
       if (r.reason === "pin-mismatch") {
@@ -261,7 +293,7 @@
       games: ((base && base.premium_games) || []).map(function (g) {
         return { start_no: g.start_no, game: g.game, pb: String(g.pb), signed_by: g.signed_by.slice() };
       }),
-      note: "", locked: false, content: null, content_hash: null, signatures: [],
+      note: "", reason: "", locked: false, content: null, content_hash: null, signatures: [],
       base_version: base ? base.version : 0, base_sums: base ? base.sums_cents : null
     };
   }
@@ -283,6 +315,7 @@
     if (!d.pb) d.pb = D.players.map(function () { return ""; });
     if (!d.games) d.games = [];
     if (typeof d.ended !== "string") d.ended = "";
+    if (typeof d.reason !== "string") d.reason = "";
     return d;
   }
   var saveTimer = null;
@@ -480,7 +513,7 @@
     } else if (r && !(r.status === "accepted" && server && server.receipt !== r.receipt)) {
       // this phone's own sheet, unless the server has since counted another one
       kind = r.status === "accepted" ? "is-sent" : "is-referee";
-      title = r.status === "accepted" ? S.sent_title : S.referee_title;
+      title = r.status === "accepted" ? S.sent_title : (r.status === "rejected" ? S.rejected_title : S.referee_title);
       message = resultText(r);
       receipt = r.receipt;
       shown = server && server.receipt === r.receipt ? server : { sums_cents: r.sums_cents };
@@ -529,6 +562,8 @@
   function renderEntry() {
     var d = state.draft, e = entered();
     show($("correction-banner"), !!d.base_version);
+    show($("reason-box"), !!d.base_version);
+    if (d.base_version && $("reason").value !== d.reason) $("reason").value = d.reason;
     if (d.base_version) $("correction-banner").textContent = fmt(S.correction_banner, { version: d.base_version });
     var figs = null, pv = null;
     if (e.complete && localPoints(e.sums)) figs = { points: localPoints(e.sums) };
@@ -575,6 +610,7 @@
     if (ok && KIND === "score" && !e.ended) { hint = S.choose_ended; ok = false; }
     if (ok && e.problem) { hint = e.problem; ok = false; }
     if (ok && noteNeeded && !d.note.trim()) { hint = S.note_needed; ok = false; }
+    if (ok && d.base_version && !d.reason.trim()) { hint = S.reason_needed; ok = false; }
     if (ok && pv && pv.status === "pending") { hint = S.checking; ok = false; }
     if (ok && pv && pv.status === "ok" && pv.problem) { hint = pv.problem.message || S.refused; ok = false; }
     $("total-hint").textContent = ok ? S.total_ok : hint;
@@ -607,7 +643,8 @@
       sel.value = g.start_no ? String(g.start_no) : "";
       sel.addEventListener("change", function () {
         var sn = parseInt(sel.value, 10) || null;
-        // the player of the game signs their line (CSM-3)
+        // the player of the game signs their line (CSM-3): ticked and locked; the one chosen before is let go
+        if (g.start_no && g.start_no !== sn) g.signed_by = g.signed_by.filter(function (x) { return x !== g.start_no; });
         if (sn && g.signed_by.indexOf(sn) < 0) g.signed_by.push(sn);
         g.start_no = sn;
         box.removeAttribute("data-shape");
@@ -641,7 +678,8 @@
         c.type = "checkbox";
         c.id = "pg-by" + k + "-" + p.start_no;
         c.value = String(p.start_no);
-        c.checked = g.signed_by.indexOf(p.start_no) >= 0;
+        c.checked = g.signed_by.indexOf(p.start_no) >= 0 || g.start_no === p.start_no;
+        c.disabled = g.start_no === p.start_no;
         c.addEventListener("change", function () {
           g.signed_by = g.signed_by.filter(function (x) { return x !== p.start_no; });
           if (c.checked) g.signed_by.push(p.start_no);
@@ -719,6 +757,10 @@
       ? fmt(S.keeper_sends, { name: D.players[keeper].name }) : "";
     $("keeper-line").textContent = keeperText;
     show($("keeper-line"), !!keeperText);
+    var lost = (state.lost || []).filter(function (sn) { return !signedBy(d, sn); });
+    $("sig-lost").textContent = lost.length ? fmt(S.signatures_lost, { who: lost.map(function (sn) {
+      return sn + " " + nameOf(sn); }).join(", ") }) : "";
+    show($("sig-lost"), lost.length > 0);
     show($("change"), d.signatures.length === 0);
     show($("change-gone"), d.signatures.length > 0);
     show($("own-hint"), !!d.published);
@@ -766,10 +808,10 @@
     if (ev) ev.preventDefault();
     var e = entered(), d = state.draft, noteNeeded = e.negative && !!R.negative_note;
     if (!e.complete || (D.total_cents !== null && e.total !== D.total_cents) || (noteNeeded && !d.note.trim()) ||
-        e.problem || (KIND === "score" && !e.ended) || $("confirm").disabled) {
+        e.problem || (KIND === "score" && !e.ended) || (d.base_version && !d.reason.trim()) || $("confirm").disabled) {
       return;
     }
-    var content = contentOf(e, noteNeeded ? d.note.trim() : "", d.base_version);
+    var content = contentOf(e, noteOf(d, noteNeeded), d.base_version);
     var pv = state.preview;
     if (pv && pv.status === "ok" && pv.key === figuresKey(e)) {
       d.figs = { key: contentKey(content), points: pv.points, sb: pv.sb, keeper: pv.keeper };
@@ -787,6 +829,11 @@
       $("signing").scrollIntoView({ block: "start" });
       publishDraft();
     });
+  }
+
+  /* The signed note: a correction's reason (the referee reads it in the case), the last game (SEM-C8) */
+  function noteOf(d, noteNeeded) {
+    return [d.base_version ? d.reason.trim() : "", noteNeeded ? d.note.trim() : ""].filter(Boolean).join("\n");
   }
 
   function changeSums() {
@@ -823,7 +870,7 @@
       pin = null;
       $("pin").value = "";
       state.pad.clear();
-      if (d.signatures.length < N) return saveDraft(true).then(render);
+      if (d.signatures.length < N) return saveDraft(true).then(render).then(publishDraft);
       return finish();
     }).finally(function () { state.busy = false; $("sig-ok").disabled = false; });
   }
@@ -872,12 +919,17 @@
       state.result = x[1] || null;
       if (!state.item && x[2]) {
         var stored = JSON.stringify(x[2].signatures || []);
+        var before = (x[2].signatures || []).map(function (s) { return s.start_no; });
         state.draft = filledIn(withoutPins(x[2], state.pins));
+        var kept = state.draft.signatures.map(function (s) { return s.start_no; });
+        var lost = before.filter(function (sn) { return kept.indexOf(sn) < 0; });
+        if (lost.length) state.lost = lost;
         if (state.draft.figs) state.figs[state.draft.figs.key] = state.draft.figs;
         // a draft a page before this one stored with PINs: rewritten at once
         if (JSON.stringify(state.draft.signatures) !== stored && /"pin":"[^"]/.test(stored)) saveDraft(true);
       }
       if (state.item) state.draft = null;
+      if (state.server) learnOutcome({ receipt: state.server.receipt, status: state.server.status });
       if (!state.item && !state.draft && !state.result && !state.server) state.draft = newDraft(null);
       render();
     });
@@ -891,16 +943,25 @@
   function publishDraft() {
     var d = state.draft;
     if (!d || !d.locked || navigator.onLine === false) return Promise.resolve();
-    return api(D.api.drafts, { token: D.token, content: d.content, content_hash: d.content_hash }).then(function (ans) {
+    var here = signedHere(d);
+    return api(D.api.drafts, { token: D.token, content: d.content, content_hash: d.content_hash,
+      signed_here: here }).then(function (ans) {
       if (state.draft !== d || !ans.data) return;
       if (ans.data.status === "ok") {
         d.published = true;
+        d.publishedHere = here.join(",");
         render();
         return mergeOwn(d, ans.data.signed);
       } else if (ans.http === 422) {
         $("sig-error").textContent = problemText(ans.data);  // what the server would refuse on sending, said now
       }
     }, function () { /* offline: published by the next poll */ });
+  }
+
+  /* Who signed on this phone: the players' own phones show them as signed, not as still to sign */
+  function signedHere(d) {
+    return d.signatures.filter(function (s) { return !s.own_phone; }).map(function (s) { return s.start_no; })
+      .sort(function (a, b) { return a - b; });
   }
 
   function mergeOwn(d, signed) {
@@ -921,7 +982,7 @@
 
   function pullOwnSignatures() {
     var d = state.draft;
-    if (!d.published) return publishDraft();
+    if (!d.published || d.publishedHere !== signedHere(d).join(",")) return publishDraft();
     var url = D.api.table + "?token=" + encodeURIComponent(D.token) + "&draft=" + d.content_hash;
     return api(url).then(function (ans) {
       if (!ans.data || ans.data.status !== "ok") return;
@@ -954,6 +1015,8 @@
     if (missing.length) {
       text = fmt(S.own_missing, { who: D.players.filter(function (p) { return missing.indexOf(p.start_no) >= 0; })
         .map(function (p) { return p.start_no + " " + p.name; }).join(", ") });
+    } else if ((o.signed_here || []).length) {
+      text = S.own_all_signed_there;  // the keeper's phone holds some signatures: it sends
     } else if (typeof o.send_in === "number") {
       var at = (state.offerAt || Date.now()) + o.send_in * 1000;
       ready = Date.now() >= at;
@@ -989,14 +1052,16 @@
     $("own-done").textContent = me ? fmt(S.own_done, { name: me.name }) : "";
     show($("own-form"), !me);
     if (me) return;
-    var box = $("own-who"), chosen = box.querySelector("input:checked"), key = o.content_hash + o.signed.join(",");
+    var here = o.signed_here || [];
+    var box = $("own-who"), chosen = box.querySelector("input:checked");
+    var key = o.content_hash + o.signed.join(",") + "/" + here.join(",");
     var keep = chosen ? parseInt(chosen.value, 10) : null;
     if (!state.ownPad) state.ownPad = window.ListokSignature.create($("own-pad"));
     if (box.getAttribute("data-key") === key) return;  // polled again, nothing new: leave the choice alone
     box.setAttribute("data-key", key);
     box.textContent = "";
     D.players.forEach(function (p) {
-      var done = o.signed.indexOf(p.start_no) >= 0;
+      var there = here.indexOf(p.start_no) >= 0, done = there || o.signed.indexOf(p.start_no) >= 0;
       var label = el("label", "own-choice" + (done ? " is-signed" : ""));
       var input = el("input");
       input.type = "radio";
@@ -1007,7 +1072,7 @@
       label.appendChild(input);
       label.appendChild(el("span", "seat-no", String(p.start_no)));
       label.appendChild(document.createTextNode(" " + p.name));
-      if (done) label.appendChild(el("b", "sig-state", S.signed_mark));
+      if (done) label.appendChild(el("b", "sig-state", there ? S.signed_there : S.signed_mark));
       box.appendChild(label);
     });
   }
@@ -1032,7 +1097,7 @@
       if (data && data.status === "ok") {
         try { sessionStorage.setItem(ownSignedKey(), String(who)); } catch (e) { /* shown until a reload */ }
         state.offer = { content: data.content, content_hash: data.content_hash, signed: data.signed, sent: data.sent,
-          missing: data.missing, complete: data.complete, send_in: data.send_in };
+          missing: data.missing, complete: data.complete, send_in: data.send_in, signed_here: data.signed_here };
         state.offerAt = Date.now();
         state.ownPad.clear();
         render();
@@ -1112,6 +1177,7 @@
       });
     }
     $("note").addEventListener("input", function () { state.draft.note = $("note").value; saveDraft(false); renderEntry(); });
+    $("reason").addEventListener("input", function () { state.draft.reason = $("reason").value; saveDraft(false); renderEntry(); });
     $("entry").addEventListener("submit", confirmSums);
     $("change").addEventListener("click", changeSums);
     $("sig-clear").addEventListener("click", function () { state.pad.clear(); $("sig-error").textContent = ""; });
@@ -1169,6 +1235,7 @@
     Outbox.start();
     // under the service worker the page may be its copy: what the server has now, at once
     var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
-    if ((fromCache() || worker) && navigator.onLine !== false) refreshServer();
+    var waiting = state.result && state.result.status !== "accepted" && state.result.status !== "rejected";
+    if ((fromCache() || worker || waiting) && navigator.onLine !== false) refreshServer();
   });
 })();
