@@ -308,11 +308,11 @@ def test_standings_after_round_1_operator_only(app, op, anon):
     body = text(op.get(f"/operator/t/{tid}/standings"))
     assert "Standings after round 1" in body
     assert "tie: decided by start number" in body and "Order (SEM-B12)" in body
-    assert "The public sees the standings from round 2 on" in body
+    assert "The public and the projector show the standings from round 2 on (SEM-C9)" in body
     assert body.count('href="/t/') >= 9  # names link to the player pages
     op.post("/logout")
     r = anon.get(f"/t/{tid}/standings")
-    assert r.status_code == 200 and "published from round 2 on" in text(r) and "<table" not in text(r)
+    assert r.status_code == 200 and "published once round 2 is closed" in text(r) and "<table" not in text(r)
     assert anon.get(f"/t/{tid}/standings?after=1").status_code == 200
     assert "<table" not in text(anon.get(f"/t/{tid}/standings?after=1"))
 

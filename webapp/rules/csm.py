@@ -77,6 +77,13 @@ class CSM(RuleSet):
     total_rule = "CSM-2"
     max_tables_of_3 = 3  # CSM-1 (II.2)
     premium_line = PREMIUM_LINE
+    paper_language = "cs"
+    # CSM-4: the standings of each half are public once it is closed (no objection window in seed 001)
+    public_from_round = 1
+    objection_minutes = None
+    publication_rule = None
+    cites = {"seat-rating": "CSM-5", "seat-standings": "CSM-5"}
+    discipline_options = ("disqualify", "withdraw", "substitute")
 
     def sheet_keeper(self, values=None) -> int:
         """CSM-3: the scorekeeper; position 1 unless a lot (II.3) names another."""

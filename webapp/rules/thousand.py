@@ -44,7 +44,7 @@ class Thousand(RuleSet):
     late entry after round 1, withdrawals, the frozen table of two."""
 
     code = "thousand"
-    title = "Тысяча"
+    title = "Thousand (Тысяча)"
     table_sizes = (3, 4)
     stake = Decimal("0")
     place_points: dict = {}
@@ -61,6 +61,12 @@ class Thousand(RuleSet):
     withdraw_during_round = True
     late_entry_round = 2
     lot_ties = True
+    paper_language = "ru"
+    public_from_round = 1  # TH-2: the Swiss rounds seat by the standings everybody sees
+    objection_minutes = None
+    publication_rule = None
+    cites = {"seat-rating": "TH-2", "seat-standings": "TH-2", "withdraw": "TH-5", "substitute": "TH-5"}
+    discipline_options = ("withdraw", "substitute", "disqualify")
 
     def expected_total(self, n_players: int):
         return None  # TH-3: no table total
