@@ -77,9 +77,13 @@ def build_app(config: dict | None = None) -> Flask:
     app.jinja_env.filters["amount"] = i18n.amount
     app.jinja_env.filters["points"] = i18n.points
     app.jinja_env.filters["in_unit"] = i18n.in_unit
+    app.jinja_env.filters["figure"] = i18n.figure
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
+    from .services.rule_texts import ruleset_title
+
+    app.jinja_env.globals["ruleset_title"] = ruleset_title
 
     @app.context_processor
     def inject_locale():
