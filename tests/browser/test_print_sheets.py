@@ -9,15 +9,13 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
-from datetime import date
-
 import pytest
 
+from tests.browser.test_rulesets_desk import new_tournament, signed_in
 from tests.helpers import make_user
 from webapp.extensions import db
 from webapp.models import Player, Tournament
 from webapp.services import rounds
-from webapp.simulate import make_players
 
 pytestmark = pytest.mark.browser
 
@@ -33,13 +31,9 @@ CASES = {
 
 
 def published_round(app, code: str, n: int) -> tuple[int, int]:
+    tid = new_tournament(app, code, n, f"{code} print")
     with app.app_context():
-        t = Tournament(name=f"{code} print", date=date(2026, 5, 9), venue="Brno", ruleset=code)
-        for p in make_players(n, seed=8, clubs=5):
-            t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club,
-                                    status=p.status, rating=p.rating, present=True))
-        db.session.add(t)
-        db.session.commit()
+        t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
         rounds.publish_round(t, r, "test", t.version)
         db.session.commit()
@@ -70,12 +64,7 @@ def test_sem_b5_sheets_print_four_to_an_a4_page_with_readable_qr_codes(live_serv
     n, word = CASES[code]
     tid, tables = published_round(app, code, n)
     make_user(app)
-    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    page.set_default_timeout(15_000)
-    page.goto(f"{url}/login?lang=en")  # the operator's language: the paper keeps the players' own
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "secret-pass")
-    page.locator("input[name=password]").press("Enter")
+    page = signed_in(browser, url, "en", 1280)  # the operator's language: the paper keeps the players' own
     page.goto(f"{url}/operator/t/{tid}/round/1/sheets")
     sheets = page.locator("article.paper-sheet")
     assert sheets.count() == tables
@@ -109,11 +98,7 @@ def test_thousand_sheets_and_pin_slips_follow_the_paper_language(live_server, br
     url, app = live_server
     tid, _tables = published_round(app, "thousand", 13)
     make_user(app)
-    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    page.goto(f"{url}/login?lang=cs")
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "secret-pass")
-    page.locator("input[name=password]").press("Enter")
+    page = signed_in(browser, url, "cs", 1280)
     page.goto(f"{url}/operator/t/{tid}/round/1/sheets")
     assert "Стол" in page.locator("article.paper-sheet").first.inner_text()
     with app.app_context():

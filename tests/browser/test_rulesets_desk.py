@@ -46,17 +46,22 @@ RULESETS = {
 SEM_FAMILY = ("sem", "bbliga")  # BB liga follows SEM's draw, publication and discipline (BB-2)
 
 
-def make_event(app, code: str) -> int:
-    """Round 1 played and closed (its standings published), round 2 drawn and published."""
-    n, _lang, results = RULESETS[code]
+def new_tournament(app, code: str, n: int, name: str) -> int:
+    """A tournament of `n` checked-in players under rule set `code`."""
     with app.app_context():
-        t = Tournament(name=f"{code} 360", date=date(2026, 5, 9), venue="Brno", ruleset=code)
+        t = Tournament(name=name, date=date(2026, 5, 9), venue="Brno", ruleset=code)
         for p in make_players(n, seed=5, clubs=4):
             t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club,
                                     status=p.status, rating=p.rating, present=True))
         db.session.add(t)
         db.session.commit()
-        tid = t.id
+        return t.id
+
+
+def make_event(app, code: str) -> int:
+    """Round 1 played and closed (its standings published), round 2 drawn and published."""
+    n, _lang, results = RULESETS[code]
+    tid = new_tournament(app, code, n, f"{code} 360")
     issue_pins(app, tid)
     with app.app_context():
         t = db.session.get(Tournament, tid)
@@ -105,6 +110,11 @@ def page_problems(page, code: str, english: set[str], phone: bool) -> list[str]:
     problems += [f"raw value: {line}" for line in raw_values_in(text)]
     if page.evaluate("document.documentElement.scrollWidth") > page.evaluate("window.innerWidth"):
         problems.append(f"horizontal scroll: {page.evaluate('document.documentElement.scrollWidth')} px")
+    # a table scrolling inside its box hides its last columns just as well (Thousand's final score)
+    hidden = page.evaluate("[...document.querySelectorAll('.scroll')].map(s => s.scrollWidth - s.clientWidth)"
+                           ".filter(d => d > 1)")
+    if phone and hidden:
+        problems.append(f"columns scrolled out of view: {hidden} px")
     if phone:
         problems += [f"tap target {t['w']}×{t['h']}: {t['what']}" for t in page.evaluate(TARGETS_JS)
                      if t["w"] < TAP or t["h"] < TAP]
@@ -171,13 +181,9 @@ def test_th_3_thousand_desk_at_1280px_shows_each_score_once_inside_its_card(live
     """TH-3: a score is shown once, grouped by the locale (1 000 in Russian), never as money, and the
     sheet's table with its points column stays inside the desk card at 1280 px."""
     url, app = live_server
+    tid = new_tournament(app, "thousand", 13, "Тысяча 1280")
     with app.app_context():
-        t = Tournament(name="Тысяча 1280", date=date(2026, 5, 9), venue="Репино", ruleset="thousand")
-        for p in make_players(13, seed=5, clubs=4):
-            t.players.append(Player(start_no=p.start_no, reg_id=p.id, name=p.name, club=p.club,
-                                    status=p.status, rating=p.rating, present=True))
-        db.session.add(t)
-        db.session.commit()
+        t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
         rounds.publish_round(t, r, "test", t.version)
         tab = r.tables[0]

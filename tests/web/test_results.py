@@ -134,6 +134,9 @@ def test_save_table_htmx_returns_table_and_progress(app, op):
     assert r.status_code == 200
     assert 'data-saved="1"' in body and 'id="table-1"' in body
     assert 'hx-swap-oob="true"' in body and "Tables in: 1 / 3" in body
+    # the round's state counts come along: "waiting: 2" without a reload (issue 8.1)
+    counts = re.search(r'<p class="desk-counts-line" id="desk-counts"[^>]*hx-swap-oob="true">(.*?)</p>', body, re.S)
+    assert counts and re.search(r'data-state="waiting">[^<]*<b>2</b>', counts.group(1)), body
     [s] = sheets(app)
     assert s.sums == ["14.50", "9.50", "6.00"] and s.source == "paper" and s.created_by == "Operator"
     with app.app_context():

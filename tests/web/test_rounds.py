@@ -574,7 +574,7 @@ def test_projector_fragment_pages_through_seating_and_standings(app, anon):
     assert body.count("<tr><td class=\"num\">") == 40
     body = text(anon.get(f"/t/{tid}/projector?slide=4", headers=HX))
     assert "Page 3 of 3" in body and f"/t/{tid}/projector?slide=0" in body
-    assert "Seating, round 2" in text(anon.get(f"/t/{tid}/projector?slide=5", headers=HX))  # wraps round
+    assert "Seating, round 3" in text(anon.get(f"/t/{tid}/projector?slide=5", headers=HX))  # wraps round
 
 
 def test_projector_between_rounds_shows_the_standings(app, anon):

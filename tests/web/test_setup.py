@@ -678,9 +678,10 @@ def test_forms_after_someone_elses_change_show_the_current_state_then_save(app, 
         pid, stored_name = p0.id, p0.name
     old = version(app, tid)
     op.post(f"/operator/t/{tid}/checkin/{pid}", data={"present": "1"}, headers=HX)
-    data = {"start_no": "4", "name": "Late Entry", "status": "registered", "version": old}
+    data = {"start_no": "4", "surname": "Late", "first_name": "Entry", "status": "registered", "version": old}
     r = op.post(f"/operator/t/{tid}/players", data=data)
-    assert r.status_code == 422 and "Someone changed this tournament" in text(r) and 'value="Late Entry"' in text(r)
+    assert r.status_code == 422 and "Someone changed this tournament" in text(r)
+    assert 'value="Late"' in text(r) and 'value="Entry"' in text(r)
     resubmit = data | {"version": re.search(r'name="version" type="hidden" value="(\d+)"', text(r)).group(1)}
     assert op.post(f"/operator/t/{tid}/players", data=resubmit).status_code == 302
     assert count_players(app, tid) == 4
@@ -689,3 +690,27 @@ def test_forms_after_someone_elses_change_show_the_current_state_then_save(app, 
     assert r.status_code == 422 and "Stored now:" in text(r) and stored_name in text(r)
     with app.app_context():
         assert db.session.get(Player, pid).name == stored_name
+
+
+def test_demo_players_have_pins_from_before_round_1_so_a_phone_sheet_counts(app):
+    """The demo issues its players' PINs (1000 + start number) at creation, before round 1: a
+    newcomer signing a demo table on a phone gets a counted sheet, not one for the referee."""
+    from tests.helpers import signed_submission
+    from webapp.demo import create_demo, demo_notice, demo_pin
+    from webapp.services import sheets
+    from webapp.sync import protocol
+
+    with app.app_context():
+        tid, login_ = create_demo(9)
+        db.session.commit()
+        t = tournament(app, tid)
+        assert all(p.pin_hash for p in t.players)
+        assert all(p.pin_issued_at <= t.rounds[0].drawn_at for p in t.players)
+        table = next(x.number for x in t.rounds[2].tables if x.sheet is None)
+        players = {p.start_no for p in t.players}
+    assert f"/operator/t/{tid}/pins" in demo_notice(tid, login_) and demo_pin(7) == "1007"
+    body = signed_submission(app, tid, 3, table, [1400, 1000, 600], {s: demo_pin(s) for s in players})
+    with app.app_context():
+        answer = sheets.submit(protocol.parse_submission(body))
+        db.session.commit()
+    assert answer.body.get("status") == "accepted", answer.body
