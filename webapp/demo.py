@@ -9,13 +9,25 @@ from sqlalchemy import select
 
 from .extensions import db
 from .models import Player, Tournament, User
-from .services import access, rounds
+from .services import access, pins, rounds
 from .simulate import make_players, table_sums
 
 DEMO_NAME = "SEM Demo - Poprad"
 DEMO_LOGIN = ("demo", "demo-operator")
 DEMO_REFEREE = ("rozhodca", "demo-referee")
 DEMO_ADMIN = ("admin", "demo-admin")
+
+
+def demo_pin(start_no: int) -> str:
+    """The demo players' PINs, known in advance (1000 + start number: #7 signs with 1007), issued
+    before round 1 as at a real check-in, so a newcomer's phone signature counts at once."""
+    return str(1000 + start_no)
+
+
+def demo_notice(tid: int, login: tuple[str, str]) -> str:
+    return (f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'; every player has a PIN: "
+            f"1000 + start number (#7 signs with {demo_pin(7)}); PIN slips for new PINs: /operator/t/{tid}/pins, "
+            f"a player's own slip from the check-in list (/operator/t/{tid}/checkin)")
 
 
 def has_demo() -> bool:
@@ -44,6 +56,8 @@ def create_demo(n_players: int = 45, seed: int = 2026) -> tuple[int, tuple[str, 
     db.session.flush()
     for user in staff:
         access.assign(user, t.id)
+    for p in t.players:
+        pins.issue_pin(p, demo_pin(p.start_no), actor="demo")
     rng = random.Random(seed)
     for k in (1, 2, 3):
         r = rounds.draw_round(t, "demo")

@@ -81,9 +81,13 @@ def build_app(config: dict | None = None) -> Flask:
     app.jinja_env.globals["result_text"] = i18n.result_text
     app.jinja_env.globals["result_label"] = i18n.result_label
     app.jinja_env.globals["whole"] = i18n.whole
+    app.jinja_env.filters["figure"] = i18n.figure
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
+    from .services.rule_texts import ruleset_title
+
+    app.jinja_env.globals["ruleset_title"] = ruleset_title
 
     @app.context_processor
     def inject_locale():

@@ -76,8 +76,26 @@ def in_unit(value, currency: str | None = "EUR") -> str:
     value = Decimal(value)
     if currency == "Kč":
         return amount(value) + "\xa0Kč"
-    text = str(int(value)) if value == value.to_integral_value() else amount(value)
+    text = whole(value) if value == value.to_integral_value() else amount(value)
     return f"{text}\xa0{currency}" if currency else text
+
+
+def whole(value) -> str:
+    """A whole number with the locale's grouping: 1 000 in Slovak, Czech and Russian, 1,000 in English."""
+    value = Decimal(value)
+    text = _plain(abs(value), str(get_locale()))[:-3]  # the grouping of amount, without the decimals
+    return "-" + text if value < 0 else text
+
+
+def figure(value, currency: str | None = "EUR") -> str:
+    """A round result in a table full of numbers: money as `amount` (no sign), ZB and
+    scores as locale-grouped whole numbers, without the unit."""
+    if value is None or value == "":
+        return ""
+    if currency in ("EUR", "Kč"):
+        return amount(value)
+    value = Decimal(value)
+    return whole(value) if value == value.to_integral_value() else amount(value)
 
 
 def points(value) -> str:

@@ -123,6 +123,8 @@ class Tournament(db.Model):
     venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
     # the lot's seed (the file's top-level `seed`, TH-2): a round 1 by lot can be drawn again and checked
     seed: Mapped[int | None] = mapped_column(BigInteger)
+    # the language of the players' paper (PIN slips, printed sheets); None: the rule set's (RuleSet.paper_language)
+    paper_language: Mapped[str | None] = mapped_column(String(5))
 
     players: Mapped[list[Player]] = relationship(
         back_populates="tournament", order_by="Player.start_no", cascade="all, delete-orphan")

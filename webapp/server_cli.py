@@ -101,13 +101,13 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
 @click.option("--players", default=45, show_default=True, help="How many players (a multiple of 3).")
 def demo(players: int) -> None:
     """Create a demo tournament (played up to round 3) and a demo operator."""
-    from .demo import create_demo
+    from .demo import create_demo, demo_notice
 
     app = _app()
     upgrade_database(app)
     with app.app_context():
         tid, login = create_demo(players)
-    click.echo(f"demo tournament {tid} created; sign in as '{login[0]}' with password '{login[1]}'")
+    click.echo(demo_notice(tid, login))
 
 
 @click.command("serve")
@@ -123,12 +123,12 @@ def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
     app = _app()
     upgrade_database(app)
     if with_demo:
-        from .demo import create_demo, has_demo
+        from .demo import create_demo, demo_notice, has_demo
 
         with app.app_context():
             if not has_demo():
                 tid, login = create_demo(45)
-                click.echo(f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'")
+                click.echo(demo_notice(tid, login))
             else:
                 click.echo("demo tournament present; sign in as 'demo' / 'demo-operator' "
                            "(admin: 'admin' / 'demo-admin')")

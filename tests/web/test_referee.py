@@ -251,8 +251,8 @@ def test_red_marks_on_desk_print_standings_and_player_page(app, client, field):
         token = table_token(tid, 2, 1)
     phone = text(client.get(f"/s/{token}"))
     assert '<s class="red-pen-old">€10.00</s> <span class="red-pen">€6.00</span>' in phone
-    printed = text(client.get(f"/operator/t/{tid}/round/2/sheets"))
-    assert '<s class="red-pen-old">€10.00</s> <span class="red-pen">€6.00</span>' in printed
+    printed = text(client.get(f"/operator/t/{tid}/round/2/sheets"))  # SEM's paper: Slovak amounts
+    assert '<s class="red-pen-old">10,00\xa0€</s> <span class="red-pen">6,00\xa0€</span>' in printed
     assert printed.count("red-pen-old") == 2
     # the rest of the round, then the public standings and the player page
     for table in (2, 3):

@@ -134,6 +134,9 @@ def test_save_table_htmx_returns_table_and_progress(app, op):
     assert r.status_code == 200
     assert 'data-saved="1"' in body and 'id="table-1"' in body
     assert 'hx-swap-oob="true"' in body and "Tables in: 1 / 3" in body
+    # the round's state counts come along: "waiting: 2" without a reload (issue 8.1)
+    counts = re.search(r'<p class="desk-counts-line" id="desk-counts"[^>]*hx-swap-oob="true">(.*?)</p>', body, re.S)
+    assert counts and re.search(r'data-state="waiting">[^<]*<b>2</b>', counts.group(1)), body
     [s] = sheets(app)
     assert s.sums == ["14.50", "9.50", "6.00"] and s.source == "paper" and s.created_by == "Operator"
     with app.app_context():
@@ -308,11 +311,11 @@ def test_standings_after_round_1_operator_only(app, op, anon):
     body = text(op.get(f"/operator/t/{tid}/standings"))
     assert "Standings after round 1" in body
     assert "tie: decided by start number" in body and "Order (SEM-B12)" in body
-    assert "The public sees the standings from round 2 on" in body
+    assert "The public and the projector show the standings from round 2 on (SEM-C9)" in body
     assert body.count('href="/t/') >= 9  # names link to the player pages
     op.post("/logout")
     r = anon.get(f"/t/{tid}/standings")
-    assert r.status_code == 200 and "published from round 2 on" in text(r) and "<table" not in text(r)
+    assert r.status_code == 200 and "published once round 2 is closed" in text(r) and "<table" not in text(r)
     assert anon.get(f"/t/{tid}/standings?after=1").status_code == 200
     assert "<table" not in text(anon.get(f"/t/{tid}/standings?after=1"))
 

@@ -344,6 +344,10 @@ def test_clock_script_is_served(anon):
 def test_print_sheets_with_qr_codes(app, op):
     tid = make_tournament(app, 9)
     draw(app, tid, publish=True)
+    assert "1. kolo" in text(op.get(url(tid, 1, "sheets")))  # SEM's paper is Slovak, whoever prints it
+    with app.app_context():
+        db.session.get(Tournament, tid).paper_language = "en"  # the tournament's own paper language
+        db.session.commit()
     resp = op.get(url(tid, 1, "sheets"))
     page = text(resp)
     assert resp.status_code == 200
@@ -371,7 +375,7 @@ def test_print_sheets_with_qr_codes(app, op):
 def test_print_sheets_in_slovak_show_the_total_as_30_00_eur(app, op):
     tid = make_tournament(app, 9)
     draw(app, tid, publish=True)
-    op.set_cookie("lang", "sk")
+    op.set_cookie("lang", "en")  # the operator's language: the paper stays Slovak (SEM's players)
     assert "= 30,00\xa0€" in text(op.get(url(tid, 1, "sheets")))
 
 
@@ -390,6 +394,9 @@ def test_print_sheets_name_the_cards_of_the_round(app, op):
     play_round(app, tid, seed=1)
     play_round(app, tid, seed=2)
     draw(app, tid, publish=True)
+    with app.app_context():
+        db.session.get(Tournament, tid).paper_language = "en"
+        db.session.commit()
     page = text(op.get(url(tid, 3, "sheets")))
     assert page.count("Cards of player 2:") == 3 and "Cards of player 3" not in page
 
@@ -546,17 +553,18 @@ def test_projector_shows_seating_progress_and_clock(app, anon):
 def test_projector_fragment_pages_through_seating_and_standings(app, anon):
     tid = make_tournament(app, 120)
     play_round(app, tid, seed=1)
-    draw(app, tid, publish=True)  # round 2: 40 tables → 2 pages; standings: 120 rows → 3 pages
+    play_round(app, tid, seed=2)
+    draw(app, tid, publish=True)  # round 3: 40 tables → 2 pages; standings (SEM-C9: from round 2): 3 pages
     first = anon.get(f"/t/{tid}/projector", headers=HX)
     body = text(first)
     assert first.status_code == 200 and body.lstrip().startswith('<div id="projector-body"') and "<html" not in body
     assert "HX-Request" in first.headers["Vary"]
-    assert "Seating, round 2" in body and "Page 1 of 2" in body and f"/t/{tid}/projector?slide=1" in body
+    assert "Seating, round 3" in body and "Page 1 of 2" in body and f"/t/{tid}/projector?slide=1" in body
     assert body.count('<span class="pj-table-no">') == 36
     body = text(anon.get(f"/t/{tid}/projector?slide=1", headers=HX))
     assert "Page 2 of 2" in body and body.count('<span class="pj-table-no">') == 4
     body = text(anon.get(f"/t/{tid}/projector?slide=2", headers=HX))
-    assert "Standings after round 1" in body and "Page 1 of 3" in body
+    assert "Standings after round 2" in body and "Page 1 of 3" in body
     with app.app_context():
         from webapp.rules.report import standings_report
         from webapp.services.engine import rules_tournament
@@ -566,11 +574,14 @@ def test_projector_fragment_pages_through_seating_and_standings(app, anon):
     assert body.count("<tr><td class=\"num\">") == 40
     body = text(anon.get(f"/t/{tid}/projector?slide=4", headers=HX))
     assert "Page 3 of 3" in body and f"/t/{tid}/projector?slide=0" in body
-    assert "Seating, round 2" in text(anon.get(f"/t/{tid}/projector?slide=5", headers=HX))  # wraps round
+    assert "Seating, round 3" in text(anon.get(f"/t/{tid}/projector?slide=5", headers=HX))  # wraps round
 
 
 def test_projector_between_rounds_shows_the_standings(app, anon):
     tid = make_tournament(app, 9)
     play_round(app, tid, seed=1)
     page = text(anon.get(f"/t/{tid}/projector"))
-    assert "Standings after round 1" in page and "Seating" not in page and "Page 1 of" not in page
+    assert "Standings after round 1" not in page  # SEM-C9: as the public standings, from round 2 on
+    play_round(app, tid, seed=2)
+    page = text(anon.get(f"/t/{tid}/projector"))
+    assert "Standings after round 2" in page and "Seating" not in page and "Page 1 of" not in page

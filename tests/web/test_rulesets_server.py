@@ -106,7 +106,7 @@ def test_th2_final_size_draw_refusal_is_translated(app):
 
     e = DrawError("round 5: the final needs 4 players, 3 can play", code="final-size", round=5, count=3, size=4)
     with app.test_request_context("/?lang=ru"):
-        assert rounds.draw_error_text(e) == "Тур 5: для финала нужно 4 игроков, играть могут 3 (TH-2)."
+        assert rounds.draw_error_text(e) == "Тур 5: для финала нужно игроков: 4, играть могут: 3 (TH-2)."
 
 
 # ----------------------------------------------------------------- the referee flow per rule set

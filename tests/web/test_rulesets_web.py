@@ -252,3 +252,40 @@ def test_import_refuses_an_inconsistent_file_of_another_rule_set(app, op, runner
     for part in fragments:
         assert part in lines[0], lines[0]
     _nothing_stored(app)
+def _close_round_1(app, tid: int, code: str) -> None:
+    rng = random.Random(3)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        for tab in r.tables:
+            if get_ruleset(code).result_kind == "money" and get_ruleset(code).stake:  # SEM-C1, BB-1: no negative sum
+                sums, extra = [get_ruleset(code).stake * D(x) for x in ("1.4", "1", "0.6")], {}
+            else:
+                sums, extra = service_values(code, result_for(code, len(tab.players), rng), len(tab.players))
+            rounds.record_sheet(t, tab, sums, "test", **extra)
+        rounds.close_round(t, r, "test", t.version)
+        db.session.commit()
+
+
+@pytest.mark.parametrize("code,n,public", [("sem", 9, False), ("bbliga", 9, False), ("smu", 10, True),
+                                           ("csm", 14, True), ("thousand", 13, True)])
+def test_sem_c9_publication_rule_comes_from_the_rule_set_and_standings_and_projector_agree(app, op, code, n,
+                                                                                          public):
+    """SEM-C9 (SEM, BB liga): the public sees the standings from round 2 on, with 10 minutes to report a
+    discrepancy. SMU, ČSM and Thousand have no such rule: their standings are public once round 1 is
+    closed (a ČSM tournament of two halves would show nothing until the end), with no window. The
+    projector shows standings exactly when the public standings page does."""
+    tid = make(app, code, n)
+    _close_round_1(app, tid, code)
+    anon = app.test_client()
+    anon.set_cookie("lang", "en")
+    op.set_cookie("lang", "en")
+    standings = text(anon.get(f"/t/{tid}/standings"))
+    projector = "".join(text(anon.get(f"/t/{tid}/projector?slide={k}")) for k in range(3))
+    assert ("<table" in standings) is public
+    assert ('class="pj-standings"' in projector) is public
+    assert ("SEM-C9" in text(op.get(f"/operator/t/{tid}/standings"))) is not public
+    if public:
+        assert "Report a discrepancy at your table to the referees until" not in standings
+        assert "Published at" in standings and 'hx-trigger="every 30s"' not in standings

@@ -94,11 +94,40 @@ def test_add_player_by_hand(app, op):
     assert "Kučera Miloš" in page and 'value="8"' in page
 
 
+def test_add_player_with_surname_and_first_name_fields(app, op):
+    """The form asks for the surname and the first name apart: "Jan Novák" typed in Czech order
+    can no longer become surname "Jan" on the sheet; focus comes back to the surname after adding."""
+    tid = empty_tournament(app)
+    page = text(op.get(f"/operator/t/{tid}/players"))
+    assert 'name="surname"' in page and 'name="first_name"' in page and 'name="name"' not in page
+    assert page.index('name="surname"') < page.index('name="first_name"')
+    r = op.post(f"/operator/t/{tid}/players", data={
+        "start_no": "1", "surname": " Novák ", "first_name": "Jan", "club": "", "status": "registered",
+        "rating": "", "reg_id": "", "version": version(app, tid)})
+    assert r.status_code == 302 and "added=1" in r.headers["Location"]
+    with app.app_context():
+        (p,) = tournament(app, tid).players
+        assert p.name == "Novák Jan"
+    from webapp.views.table import split_name
+
+    assert split_name("Novák Jan") == ("Novák", "Jan")
+    again = text(op.get(r.headers["Location"]))
+    assert re.search(r'<input[^>]*autofocus[^>]*name="surname"|<input[^>]*name="surname"[^>]*autofocus', again)
+    with app.app_context():
+        pid = tournament(app, tid).players[0].id
+    edit = text(op.get(f"/operator/t/{tid}/players/{pid}"))
+    assert re.search(r'name="surname"[^>]*value="Novák"|value="Novák"[^>]*name="surname"', edit)
+    assert re.search(r'name="first_name"[^>]*value="Jan"|value="Jan"[^>]*name="first_name"', edit)
+    r = op.post(f"/operator/t/{tid}/players", data={
+        "start_no": "2", "surname": "", "first_name": "", "status": "registered", "version": version(app, tid)})
+    assert r.status_code == 422 and "Enter the player" in text(r)
+
+
 FIELD_ERRORS = [
     ({"start_no": "x"}, "start_no", "is not a whole number"),
     ({"start_no": "0"}, "start_no", "is not a whole number"),
     ({"start_no": "1"}, "start_no", "already taken by Kráľ Dušan"),
-    ({"name": "  "}, "name", "Enter the player"),
+    ({"name": "  "}, "surname", "Enter the player"),  # the name's message sits at the surname
     ({"rating": "abc"}, "rating", "is not a number"),
     ({"rating": "-5"}, "rating", "is not a number"),
     ({"status": "guest", "club": "MK Nitra"}, "club", "A guest plays without a club"),
@@ -309,7 +338,53 @@ def test_csv_upload_without_file_or_unreadable(app, op):
     r = op.post(f"/operator/t/{tid}/players/import", data={"version": 1}, content_type="multipart/form-data")
     assert r.status_code == 422 and "Choose a CSV file" in text(r)
     r = upload(op, tid, b"\x81\x81\x98")
-    assert r.status_code == 422 and "neither UTF-8 nor Windows-1250" in text(r)
+    assert r.status_code == 422 and "is not UTF-8, Windows-1250 (Czech, Slovak) or Windows-1251" in text(r)
+
+
+RUSSIAN_CSV = ("стартовый номер;ид;фамилия имя;клуб;статус;рейтинг\n"
+               "1;RU-0001;Иванов Пётр;Клуб Тысяча;член клуба;812\n"
+               "2;;Смирнова Анна;;гость;\n"
+               "3;RU-0003;Кузнецов Сергей;Репино;замена;505,5\n")
+
+
+@pytest.mark.parametrize("encoding", ["cp1251", "utf-8", "utf-8-sig"])
+def test_csv_russian_excel_file_in_windows_1251_is_read_not_garbled(app, op, encoding):
+    """TH-6: what Russian Excel writes (Windows-1251) is recognised: the preview shows the Cyrillic
+    names and the Russian header and statuses are understood; the import keeps them."""
+    tid = empty_tournament(app)
+    r = upload(op, tid, RUSSIAN_CSV.encode(encoding))
+    html = text(r)
+    assert r.status_code == 200 and "Иванов Пётр" in html and "Смирнова Анна" in html
+    assert "Ð" not in html and "Čâŕíîâ" not in html and "Import 3 players" in html
+    r = op.post(f"/operator/t/{tid}/players/import/confirm", data=confirm_fields(html))
+    assert r.status_code == 302
+    with app.app_context():
+        ps = tournament(app, tid).players
+        assert [(p.start_no, p.name, p.club, p.status, p.rating) for p in ps] == [
+            (1, "Иванов Пётр", "Клуб Тысяча", "registered", Decimal("812")),
+            (2, "Смирнова Анна", None, "guest", None),
+            (3, "Кузнецов Сергей", "Репино", "substitute", Decimal("505.5")),
+        ]
+
+
+def test_csv_decoding_tells_windows_1250_from_1251_and_refuses_what_reads_as_neither(app):
+    czech = "1;Novák Jan;Kyjov\n2;Dvořáková Eva;Žďár\n"
+    russian = "1;Иванов Пётр;Москва\n"
+    assert svc.decode_csv(czech.encode("cp1250")) == czech
+    assert svc.decode_csv(russian.encode("cp1251")) == russian
+    # Latin-1 accents (read as 1250: letters of no Czech or Slovak word; as 1251: Cyrillic inside Latin words)
+    with app.test_request_context(), pytest.raises(ServiceError, match="Windows-1251"):
+        svc.decode_csv("1;Gonçalves João;Porto\n".encode("latin-1"))
+
+
+def test_csv_page_explains_the_file_in_the_page_language(app, op):
+    """The header example and the statuses are the operator's language, not English."""
+    tid = empty_tournament(app)
+    op.set_cookie("lang", "ru")
+    html = text(op.get(f"/operator/t/{tid}/players/import"))
+    assert "стартовый номер;ид;фамилия имя;клуб;статус;рейтинг" in html
+    assert "член клуба, с лицензией, гость, замена" in html
+    assert "registered, licensed" not in html and "start number;id" not in html
 
 
 def test_csv_confirm_refuses_a_tampered_or_foreign_payload(app, op):
@@ -603,9 +678,10 @@ def test_forms_after_someone_elses_change_show_the_current_state_then_save(app, 
         pid, stored_name = p0.id, p0.name
     old = version(app, tid)
     op.post(f"/operator/t/{tid}/checkin/{pid}", data={"present": "1"}, headers=HX)
-    data = {"start_no": "4", "name": "Late Entry", "status": "registered", "version": old}
+    data = {"start_no": "4", "surname": "Late", "first_name": "Entry", "status": "registered", "version": old}
     r = op.post(f"/operator/t/{tid}/players", data=data)
-    assert r.status_code == 422 and "Someone changed this tournament" in text(r) and 'value="Late Entry"' in text(r)
+    assert r.status_code == 422 and "Someone changed this tournament" in text(r)
+    assert 'value="Late"' in text(r) and 'value="Entry"' in text(r)
     resubmit = data | {"version": re.search(r'name="version" type="hidden" value="(\d+)"', text(r)).group(1)}
     assert op.post(f"/operator/t/{tid}/players", data=resubmit).status_code == 302
     assert count_players(app, tid) == 4
@@ -614,3 +690,27 @@ def test_forms_after_someone_elses_change_show_the_current_state_then_save(app, 
     assert r.status_code == 422 and "Stored now:" in text(r) and stored_name in text(r)
     with app.app_context():
         assert db.session.get(Player, pid).name == stored_name
+
+
+def test_demo_players_have_pins_from_before_round_1_so_a_phone_sheet_counts(app):
+    """The demo issues its players' PINs (1000 + start number) at creation, before round 1: a
+    newcomer signing a demo table on a phone gets a counted sheet, not one for the referee."""
+    from tests.helpers import signed_submission
+    from webapp.demo import create_demo, demo_notice, demo_pin
+    from webapp.services import sheets
+    from webapp.sync import protocol
+
+    with app.app_context():
+        tid, login_ = create_demo(9)
+        db.session.commit()
+        t = tournament(app, tid)
+        assert all(p.pin_hash for p in t.players)
+        assert all(p.pin_issued_at <= t.rounds[0].drawn_at for p in t.players)
+        table = next(x.number for x in t.rounds[2].tables if x.sheet is None)
+        players = {p.start_no for p in t.players}
+    assert f"/operator/t/{tid}/pins" in demo_notice(tid, login_) and demo_pin(7) == "1007"
+    body = signed_submission(app, tid, 3, table, [1400, 1000, 600], {s: demo_pin(s) for s in players})
+    with app.app_context():
+        answer = sheets.submit(protocol.parse_submission(body))
+        db.session.commit()
+    assert answer.body.get("status") == "accepted", answer.body

@@ -116,7 +116,10 @@ def test_login_required_message_is_in_the_ui_language(client, lang, words):
 # --------------------------------------------------------------------------- PIN slips, CSV header
 
 
-def test_pin_slips_print_in_slovak_and_czech_and_explain_both_ways_to_sign(app, op):
+def test_pin_slips_print_in_the_tournaments_paper_language_and_explain_both_ways_to_sign(app, op):
+    """The slip speaks the players' language (SEM: Slovak), not the operator's, and explains signing on
+    the sheet keeper's phone and on one's own; a Thousand field gets Russian slips (TH-6), and the
+    tournament's paper language, when set, wins."""
     tid = make_tournament(app, 3)
     app.config["LISTOK_PIN_HASH_METHOD"] = "pbkdf2:sha256:1000"
     op.set_cookie("lang", "en")  # the operator's language does not matter
@@ -124,15 +127,25 @@ def test_pin_slips_print_in_slovak_and_czech_and_explain_both_ways_to_sign(app, 
     slips = re.findall(r'<article class="pin-slip".*?</article>', html, re.S)
     assert len(slips) == 3
     for slip in slips:
-        assert '<div class="pin-slip-text" lang="sk">' in slip and '<div class="pin-slip-text" lang="cs">' in slip
-        assert "telefóne víťaza stola" in slip and "telefonu vítěze stolu" in slip
+        assert 'lang="sk"' in slip and "Váš PIN" in slip
+        assert "Na telefóne hráča, ktorý vedie lístok" in slip
         assert "Alebo na vlastnom telefóne: naskenujte QR kód" in slip
-        assert "Nebo na vlastním telefonu: naskenujte QR kód" in slip
-        assert "Váš PIN" in slip and "Your PIN" not in slip and "winner's phone" not in slip
+        assert "Your PIN" not in slip and "phone" not in slip
     with app.app_context():
+        t = db.session.get(Tournament, tid)
+        t.ruleset = "thousand"
         pid = db.session.scalar(db.select(Player.id).where(Player.tournament_id == tid, Player.start_no == 1))
+        db.session.commit()
     one = text(op.post(f"/operator/t/{tid}/players/{pid}/pin", data={}))
-    assert 'lang="sk"' in one and 'lang="cs"' in one and "Issue a new PIN" in one  # the page itself: English
+    slip = re.search(r'<article class="pin-slip".*?</article>', one, re.S).group(0)
+    assert 'lang="ru"' in slip and "Ваш PIN" in slip and "Или на своём телефоне" in slip
+    assert "Issue a new PIN" in one  # the page itself: the operator's English
+    with app.app_context():
+        db.session.get(Tournament, tid).paper_language = "cs"
+        db.session.commit()
+    one = text(op.post(f"/operator/t/{tid}/players/{pid}/pin", data={}))
+    slip = re.search(r'<article class="pin-slip".*?</article>', one, re.S).group(0)
+    assert 'lang="cs"' in slip and "Nebo na vlastním telefonu" in slip
 
 
 def test_bulk_pin_issue_for_400_players_is_one_request_of_keyed_verifiers(app, op):

@@ -22,6 +22,8 @@ class BBLiga(RuleSet):
     total_rule = "BB-1"
     split_rule = "BB-2: tables of 3"
     published_corrections = True  # interpretation: BB liga follows SEM-C10
+    # interpretation (BB-2): the draw, publication and discipline as SEM's (SEM-B2, B7, C9, D, E)
+    cites = {**RuleSet.cites, "seat-rating": "BB-2, SEM-B2", "seat-standings": "BB-2, SEM-B7"}
 
 
 BBLIGA_RULES = register(BBLiga())

@@ -92,6 +92,13 @@ class CSM(RuleSet):
     def table_results(self, table) -> list[dict]:
         scores = table.scores or (Decimal(0),) * len(table.sums)
         return [{"zb": int(zb), "pb": int(pb), "sb": int(zb + pb)} for zb, pb in zip(table.sums, scores)]
+    paper_language = "cs"
+    # CSM-4: the standings of each half are public once it is closed (no objection window in seed 001)
+    public_from_round = 1
+    objection_minutes = None
+    publication_rule = None
+    cites = {"seat-rating": "CSM-5", "seat-standings": "CSM-5"}
+    discipline_options = ("disqualify", "withdraw", "substitute")
 
     def sheet_keeper(self, values=None) -> int:
         """CSM-3: the scorekeeper; position 1 unless a lot (II.3) names another."""

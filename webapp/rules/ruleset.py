@@ -119,6 +119,26 @@ class RuleSet:
     def table_results(self, table) -> list[dict]:
         """Each seat's result of a table (a TableResult), keyed as `round_results` (without points)."""
         return [{"sum": m} for m in table.sums]
+    # the language of the players' paper (PIN slips, printed sheets) unless the tournament sets its own
+    paper_language: str = "sk"
+    # SEM-C9: the public sees the standings from this round on, with this many minutes to report a
+    # discrepancy (None: no window), under this rule (None: the rule set has no publication rule)
+    public_from_round: int = 2
+    objection_minutes: int | None = 10
+    publication_rule: str | None = "SEM-C9"
+    # the rule IDs the pages cite for the steps every rule set shares (a missing key: no rule ID shown)
+    cites: dict[str, str] = {
+        "seat-rating": "SEM-B2", "seat-shift": "SEM-B6", "seat-standings": "SEM-B7", "seat-cut": "SEM-B9 to B11",
+        "club-rule-rating": "SEM-B2", "club-rule-standings": "SEM-B7", "seat-replace": "SEM-D1b",
+        "disqualify": "SEM-D1", "card": "SEM-E", "withdraw": "SEM-D4", "substitute": "SEM-D1b, D3, D5",
+        "dq-case": "SEM-", "order": "SEM-B12", "records": "SEM-B12 c)",
+    }
+    # what the discipline page offers, in order (SEM-D, SEM-E; other rule sets name their own)
+    discipline_options: tuple[str, ...] = ("disqualify", "card", "withdraw", "substitute")
+
+    def cite(self, step: str) -> str:
+        """The rule ID a page cites for `step`, or "" when the rule set names none."""
+        return self.cites.get(step, "")
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

@@ -30,6 +30,14 @@ class SMU(RuleSet):
     max_tables_of_4 = 2  # SMU-1
     keeper_kind = "seat"
     keeper_rule = "SMU-1"
+    paper_language = "cs"
+    # SMU-4 has no publication rule: the standings are public after every closed round
+    public_from_round = 1
+    objection_minutes = None
+    publication_rule = None
+    cites = {"seat-rating": "SMU-4", "seat-standings": "SMU-4", "club-rule-rating": "SMU-4",
+             "club-rule-standings": "SMU-4", "order": "SMU-4", "records": "SMU-4"}
+    discipline_options = ("disqualify", "withdraw", "substitute")
 
     def sheet_keeper(self, values=None) -> int:
         """SMU-1: player A keeps the sheet unless the table agrees otherwise."""

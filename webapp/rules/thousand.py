@@ -44,7 +44,7 @@ class Thousand(RuleSet):
     late entry after round 1, withdrawals, the frozen table of two."""
 
     code = "thousand"
-    title = "Тысяча"
+    title = "Thousand (Тысяча)"
     table_sizes = (3, 4)
     stake = Decimal("0")
     place_points: dict = {}
@@ -84,6 +84,12 @@ class Thousand(RuleSet):
 
     def table_results(self, table) -> list[dict]:
         return [{"score": v} for v in (table.scores if table.scores is not None else table.sums)]
+    paper_language = "ru"
+    public_from_round = 1  # TH-2: the Swiss rounds seat by the standings everybody sees
+    objection_minutes = None
+    publication_rule = None
+    cites = {"seat-rating": "TH-2", "seat-standings": "TH-2", "withdraw": "TH-5", "substitute": "TH-5"}
+    discipline_options = ("withdraw", "substitute", "disqualify")
 
     def expected_total(self, n_players: int):
         return None  # TH-3: no table total

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
@@ -85,12 +86,25 @@ STATUS_ALIASES = {
     "licensed": "licensed", "licencovany": "licensed", "licencovana": "licensed", "hl": "licensed",
     "guest": "guest", "host": "guest", "hostka": "guest",
     "substitute": "substitute", "nahradnik": "substitute", "nahradnicka": "substitute",
+    **{fold(k): v for k, v in (("член клуба", "registered"), ("зарегистрированный член клуба", "registered"),
+                               ("лицензия", "licensed"), ("с лицензией", "licensed"), ("гость", "guest"),
+                               ("замена", "substitute"), ("s licencí", "licensed"), ("s licenciou", "licensed"))},
 }
 
 
 def clean(text) -> str:
     """A cell or form value: no surrounding or non-breaking spaces."""
     return " ".join(str(text or "").replace("\u00a0", " ").split())
+
+
+def join_name(surname, first_name) -> str:
+    """The stored name, "Surname First name" (views/table.py splits it at the first space)."""
+    return " ".join(x for x in (clean(surname), clean(first_name)) if x)
+
+
+def split_name(name: str) -> tuple[str, str]:
+    surname, _sep, first = clean(name).partition(" ")
+    return surname, first
 
 
 def parse_player(values: dict, errors: dict[str, str]) -> PlayerData:
@@ -257,11 +271,23 @@ HEADER_NAMES = {
     "status": ("status", "stav"),
     "rating": ("rating", "hodnotenie", "hodnoceni"),
 }
-_HEADER_LOOKUP = {name: col for col, names in HEADER_NAMES.items() for name in names}
+# the header as the Russian example shows it (a Thousand field), and Russian statuses
+HEADER_NAMES_RU = {
+    "start_no": ("стартовый номер", "номер", "№", "ст. номер"),
+    "reg_id": ("ид", "идентификатор", "рег. номер"),
+    "name": ("фамилия имя", "фамилия и имя", "имя", "игрок", "фио"),
+    "club": ("клуб",),
+    "status": ("статус",),
+    "rating": ("рейтинг",),
+}
 
 
 def _header_key(cell: str) -> str:
     return " ".join("".join(c if c.isalnum() else " " for c in fold(cell)).split())
+
+
+_HEADER_LOOKUP = {_header_key(name) or name: col for table in (HEADER_NAMES, HEADER_NAMES_RU)
+                  for col, names in table.items() for name in names}
 
 
 @dataclass
@@ -290,17 +316,43 @@ class CsvPreview:
         return bool(self.rows) and not self.errors and not self.row_errors
 
 
+CS_SK_LETTERS = frozenset("áäčďéěíĺľňóôŕřšťúůýžÁÄČĎÉĚÍĹĽŇÓÔŔŘŠŤÚŮÝŽ")
+
+
+def _cyrillic(c: str) -> bool:
+    return "\u0400" <= c <= "\u04ff"
+
+
+def _looks_russian(text: str) -> bool:
+    """Windows-1251 read right: every word with a letter beyond ASCII is Cyrillic through and
+    through (Czech read as 1251 mixes scripts in a word: "Novбk")."""
+    words = [w for w in re.findall(r"[^\W\d_]+", text) if not w.isascii()]
+    return bool(words) and sum(all(_cyrillic(c) for c in w) for w in words) >= 0.95 * len(words)
+
+
+def _looks_central_european(text: str) -> bool:
+    """Windows-1250 read right: the letters beyond ASCII are Czech or Slovak ones."""
+    letters = [c for c in text if not c.isascii() and c.isalpha()]
+    return sum(c in CS_SK_LETTERS for c in letters) >= 0.95 * len(letters)
+
+
 def decode_csv(raw: bytes) -> str:
-    """UTF-8 (with or without BOM), else Windows-1250 (Excel's Central European default)."""
+    """UTF-8 (with or without BOM); else Windows-1251 (what Russian Excel writes) or Windows-1250
+    (Excel's Central European default), whichever reads as words of its language; else refused,
+    never shown garbled."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
-    try:
-        return raw.decode("cp1250")
-    except UnicodeDecodeError:
-        raise ServiceError(_("The file is neither UTF-8 nor Windows-1250 text: save it as CSV (UTF-8) and try again."),
-                           field="file") from None
+    for codec, plausible in (("cp1251", _looks_russian), ("cp1250", _looks_central_european)):
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if plausible(text):
+            return text
+    raise ServiceError(_("The file is not UTF-8, Windows-1250 (Czech, Slovak) or Windows-1251 (Russian) text: "
+                         "nothing was read. Save it as CSV UTF-8 and upload it again."), field="file")
 
 
 def _delimiter(text: str) -> str:

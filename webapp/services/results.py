@@ -33,8 +33,6 @@ from . import rounds as round_service, rule_texts
 from .common import ServiceError, StaleError, audit, bump, check_version
 from .engine import premium_games as engine_premium_games, rules_player, rules_table, rules_tournament
 
-DISCREPANCY_WINDOW = timedelta(minutes=10)  # SEM-C9
-PUBLIC_FROM_ROUND = 2  # SEM-C9
 
 
 def load_tournament(tid: int) -> Tournament:
@@ -643,16 +641,22 @@ def _cut_info(t: Tournament, rt: rules.Tournament, rs: RuleSet, k: int, final: b
             "preview": True, "threshold": rs.cuts.get(n), "error": None}
 
 
-def publication(r: Round | None, now: datetime | None = None) -> dict | None:
+def publication(r: Round | None, now: datetime | None = None, rs=None) -> dict | None:
     """SEM-C9: when the standings after round r were published and until when a
-    discrepancy can be reported."""
+    discrepancy can be reported (the rule set's `objection_minutes`; a rule set
+    without that window: `until` None, never open)."""
     if r is None or r.standings_published_at is None:
         return None
+    rs = rs or get_ruleset(r.tournament.ruleset)
+    if rs.objection_minutes is None:
+        return {"round": r.number, "at": r.standings_published_at, "until": None, "open": False,
+                "seconds_left": 0, "minutes_left": 0, "rule": rs.publication_rule}
     now = now or utcnow()
-    until = r.standings_published_at + DISCREPANCY_WINDOW
+    until = r.standings_published_at + timedelta(minutes=rs.objection_minutes)
     left = max(0, int((until - now).total_seconds()))
     return {"round": r.number, "at": r.standings_published_at, "until": until, "open": left > 0,
-            "seconds_left": left, "minutes_left": -(-left // 60)}
+            "seconds_left": left, "minutes_left": -(-left // 60), "rule": rs.publication_rule,
+            "minutes": rs.objection_minutes}
 
 
 def standings_page(t: Tournament, after: int | None = None) -> dict:
@@ -709,7 +713,7 @@ def standings_page(t: Tournament, after: int | None = None) -> dict:
     return {
         "card_dq": card_dq_tables(rt, k),
         "after": k, "last_closed": k_max, "rounds": list(range(1, k + 1)), "final": report["final"],
-        "rows": rows, "clubs": clubs, "cut": cut, "publication": publication(r),
+        "rows": rows, "clubs": clubs, "cut": cut, "publication": publication(r, rs=rs),
         "qualification_rounds": rs.qualification_rounds, "ruleset": rs,
         "any_tie": any(row["tie"] for row in rows),
         "must_nominate": _must_nominate(t, rt) if clubs else [],
@@ -741,9 +745,14 @@ def _must_nominate(t: Tournament, rt: rules.Tournament) -> list[str]:
 
 
 def public_standings_round(t: Tournament) -> int | None:
-    """SEM-C9: the public sees the standings from round 2 on."""
+    """The last closed round whose standings the public sees: from the rule set's
+    `public_from_round` on (SEM-C9: round 2), the same for every public page."""
     k = last_closed(t)
-    return k if k >= PUBLIC_FROM_ROUND else None
+    return k if k >= public_from_round(t) else None
+
+
+def public_from_round(t: Tournament) -> int:
+    return get_ruleset(t.ruleset).public_from_round
 
 
 # --------------------------------------------------------------------------- the player page
@@ -757,7 +766,7 @@ class ClosedRounds:
     after: int
     status: object  # rules.standings.FieldStatus
     stats: dict
-    rankings: dict  # after round n (from PUBLIC_FROM_ROUND on): {start no: its standings row}
+    rankings: dict  # after round n (from the rule set's public_from_round on): {start no: its standings row}
     sizes: dict  # after round n: how many are ranked
 
 
@@ -766,7 +775,7 @@ def closed_rounds(t: Tournament) -> ClosedRounds:
     k = last_closed(t)
     rt = rules_tournament(t, closed_only=True)
     rankings, sizes = {}, {}
-    if k >= PUBLIC_FROM_ROUND:
+    if k >= rs.public_from_round:
         for n in range(1, k + 1):
             ranking = standings(rt, n, rs)
             rankings[n] = {s.player.start_no: s for s in ranking}
@@ -820,7 +829,7 @@ def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None
     history: list[tuple[int, int]] = []
     total = None
     field_size = 0
-    visible = k >= PUBLIC_FROM_ROUND
+    visible = k >= rs.public_from_round
     if visible:
         for n in range(1, k + 1):
             field_size = closed.sizes[n]

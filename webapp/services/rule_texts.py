@@ -6,7 +6,7 @@ its translated message; a code without one falls back to the engine's line.
 """
 from __future__ import annotations
 
-from flask_babel import gettext as _
+from flask_babel import gettext as _, lazy_gettext as _l
 
 
 def _problem_messages():
@@ -69,3 +69,13 @@ def draw_text(e) -> str | None:
     if e.code == "seed":
         return _("The lot needs a whole number as the tournament's seed, not %(seed)s.", seed=d["seed"])
     return None
+
+
+# the rule sets' names as the pages show them (the engine keeps the federations' own names)
+_TITLES = (_l("Slovenská extraliga v mariáši"), _l("BB liga"), _l("Slovácká mariášová unie"),
+           _l("ČSM – licitovaný mariáš"), _l("Thousand (Тысяча)"))
+
+
+def ruleset_title(rs) -> str:
+    """The rule set's name in the page's language; the Thousand keeps its Russian name beside it."""
+    return _(rs.title)

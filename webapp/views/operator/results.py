@@ -196,6 +196,7 @@ def desk_save(tid: int, n: int, table: int):
         done, total = round_service.tables_in(r)
         return render_template("operator/results/_desk_saved.html", done=done, total=total,
                                missing_only=request.args.get("missing") == "1",
+                               live_counts=desk_live.counts(desk_live.round_states(r)),
                                **_table_ctx(t, r, tab, saved=True))
     flash(_("Table %(t)d saved (version %(v)d).", t=tab.number, v=sheet.version), "success")
     nxt = next((x.number for x in r.tables if x.sheet is None and x.number > tab.number),
@@ -397,6 +398,8 @@ def discipline_action(tid: int, action: str):
     if action not in DISCIPLINE_FORMS:
         return redirect(url_for(".discipline", tid=tid))
     t = svc.load_tournament(tid)
+    if action not in get_ruleset(t.ruleset).discipline_options:  # the rule set has no such step
+        return redirect(url_for(".discipline", tid=tid))
     form = DISCIPLINE_FORMS[action]()
     rounds_choices = [(str(r.number), str(r.number)) for r in t.rounds]
     if hasattr(form, "round"):

@@ -4,9 +4,10 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from flask_babel import gettext as _, lazy_gettext as _l
+from flask_babel import force_locale, gettext as _, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
+from markupsafe import Markup
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 from wtforms import HiddenField, IntegerField
@@ -17,6 +18,7 @@ from ...models import Round, RoundTable, Tournament
 from ...rules.ruleset import get_ruleset
 from ...services import rounds
 from ...services.common import ServiceError, check_version, get_tournament
+from ...services.paper import paper_language
 from ..auth import operator_required
 from ..table import cards_seat, clock_context, players_by_no, seats, sheet_url
 from . import bp
@@ -223,5 +225,7 @@ def print_sheets(tid: int, n: int):
                        "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url)})
     host = urlparse(sheets[0]["url"]).hostname if sheets else None
     local = bool(host) and (host == "localhost" or host == "::1" or host.startswith("127."))
+    with force_locale(paper_language(t)):  # the players' paper speaks their language, whoever prints it
+        paper = Markup(render_template("operator/rounds/_paper_sheets.html", t=t, r=r, sheets=sheets, rs=rs))
     return render_template("operator/rounds/sheets.html", t=t, r=r, sheets=sheets, local_host=host if local else None,
-                           rs=rs)
+                           rs=rs, paper=paper)

@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import force_locale, gettext as _, lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
@@ -18,6 +18,7 @@ from ...models import Player
 from ...rules.season import NOMINATED
 from ...services import access, players as svc
 from ...services import pins as pin_svc
+from ...services.paper import slip_texts
 from ...services.common import ServiceError, StaleError, get_tournament
 from ...services.tournament_file import export_results_csv, export_tournament, import_tournament
 from ...services.venue_season import for_tournament
@@ -27,7 +28,8 @@ from . import bp
 
 class PlayerForm(FlaskForm):
     start_no = StringField(_l("Start number"), render_kw={"inputmode": "numeric", "autocomplete": "off"})
-    name = StringField(_l("Name"), render_kw={"autocomplete": "off"})
+    surname = StringField(_l("Surname"), render_kw={"autocomplete": "off"})
+    first_name = StringField(_l("First name"), render_kw={"autocomplete": "off"})
     club = StringField(_l("Club"), render_kw={"autocomplete": "off"})
     status = SelectField(_l("Status"), default="registered")
     rating = StringField(_l("Rating"), render_kw={"inputmode": "decimal", "autocomplete": "off"},
@@ -41,11 +43,18 @@ class PlayerForm(FlaskForm):
         self.status.choices = [(code, label) for code, label in svc.STATUS_LABELS.items()]
 
     def values(self) -> dict:
-        return {f: getattr(self, f).data for f in ("start_no", "reg_id", "name", "club", "status", "rating")}
+        values = {f: getattr(self, f).data for f in ("start_no", "reg_id", "club", "status", "rating")}
+        # names are kept "Surname First name" (the sheets split them there): two fields, no guessing the order
+        values["name"] = svc.join_name(self.surname.data, self.first_name.data)
+        if not values["name"]:  # a client that posts the stored form, "Surname First name", in one field
+            values["name"] = request.form.get("name", "")
+            self.surname.data, self.first_name.data = svc.split_name(values["name"])
+        return values
 
     def show(self, e: ServiceError) -> None:
         errors = getattr(e, "errors", None) or {e.field or "": str(e)}
         for name, message in errors.items():
+            name = "surname" if name == "name" else name
             if name in self._fields and name != "version":
                 self[name].errors = [message]
             else:
@@ -107,7 +116,7 @@ def players(tid: int):
         return _players_page(t, form, 422)
     db.session.commit()
     flash(_("%(name)s entered with start number %(n)d.", name=p.name, n=p.start_no), "success")
-    return redirect(url_for("operator.players", tid=t.id))
+    return redirect(url_for("operator.players", tid=t.id, added=1) + "#add-player")
 
 
 @bp.route("/t/<int:tid>/players/<int:pid>", methods=["GET", "POST"])
@@ -155,7 +164,8 @@ def player_delete(tid: int, pid: int):
 
 def _edit_form(t, p) -> PlayerForm:
     form = PlayerForm(formdata=None)
-    form.start_no.data, form.name.data, form.club.data = str(p.start_no), p.name, p.club or ""
+    form.start_no.data, form.club.data = str(p.start_no), p.club or ""
+    form.surname.data, form.first_name.data = svc.split_name(p.name)
     form.status.data, form.reg_id.data = p.status, p.reg_id or ""
     form.rating.data = "" if p.rating is None else _rating_text(p.rating)
     form.version.data = t.version
@@ -402,25 +412,6 @@ class PinForm(FlaskForm):
                       description=_l("4 to 6 digits. Leave it empty for a random PIN of 4 digits."))
 
 
-SLIP_LANGUAGES = ("sk", "cs")  # the players' languages, side by side on every slip, whoever prints it
-
-
-def slip_texts() -> list[dict]:
-    """The PIN slip's words in each of the players' languages (not the operator's):
-    both ways to sign, on the winner's phone or on one's own."""
-    out = []
-    for lang in SLIP_LANGUAGES:
-        with force_locale(lang):
-            out.append({"lang": lang, "pin": _("Your PIN"),
-                        "winner": _("Sign on the table winner's phone: check the sums, sign with your finger "
-                                    "and type this PIN."),
-                        "own": _("Or on your own phone: scan the QR code on your table's sheet, check the sums, "
-                                 "sign and type this PIN."),
-                        "keep": _("Keep the PIN to yourself: nobody will ask you for it. After 5 wrong PINs "
-                                  "signing is locked for 15 minutes.")})
-    return out
-
-
 def _no_store(body, status=200):
     # the page shows a PIN: no cache may keep it
     return body, status, {"Cache-Control": "no-store"}
@@ -428,7 +419,7 @@ def _no_store(body, status=200):
 
 def _pin_page(t, p, form, pin=None, status=200):
     return _no_store(render_template("operator/setup/pin_slip.html", t=t, p=p, form=form, pin=pin,
-                                     locked=pin_svc.locked_until(p), slip_texts=slip_texts() if pin else None),
+                                     locked=pin_svc.locked_until(p), slip_texts=slip_texts(t) if pin else None),
                      status)
 
 
@@ -477,4 +468,4 @@ def pin_slips(tid: int):
     start_nos = [s for s in request.form.getlist("start_no") if s.isdigit() and len(s) <= 9]
     slips = pin_svc.issue_missing_pins_in_batches(t, start_nos, _actor())  # commits per batch
     return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
-                                     slips=slips, slip_texts=slip_texts()))
+                                     slips=slips, slip_texts=slip_texts(t)))

@@ -13,6 +13,8 @@ from ...models import Tournament
 from ...rules.ruleset import REGISTRY, get_ruleset
 from ...services import access, rounds
 from ...services.common import audit, get_tournament
+from ...services.paper import LANGUAGE_NAMES, language_choices, paper_language
+from ...services.rule_texts import ruleset_title
 from ...services.players import checkin_summary
 from ...venue_https import offline_mode, qr_base_url
 from ..auth import operator_required
@@ -24,11 +26,21 @@ class TournamentForm(FlaskForm):
     date = DateField(_l("Date"), validators=[Optional()])
     venue = StringField(_l("Venue"), validators=[Length(max=200)])
     ruleset = SelectField(_l("Rule set"), default="sem")
+    paper_language = SelectField(_l("Language of the players' paper (PIN slips, sheets)"), default="")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         get_ruleset("sem")  # loads the registry
-        self.ruleset.choices = [(code, rs.title) for code, rs in REGISTRY.items()]
+        self.ruleset.choices = [(code, ruleset_title(rs)) for code, rs in REGISTRY.items()]
+        self.paper_language.choices = language_choices()
+
+
+class PaperLanguageForm(FlaskForm):
+    paper_language = SelectField(_l("Language of the players' paper (PIN slips, sheets)"), default="")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.paper_language.choices = language_choices()
 
 
 @bp.get("/")
@@ -51,7 +63,8 @@ def create_tournament():
     if not form.validate_on_submit():
         return _index_page(form, 422)
     t = Tournament(name=form.name.data.strip(), date=form.date.data, venue=(form.venue.data or "").strip(),
-                   ruleset=form.ruleset.data, venue_id=current_user.venue_id)  # owned by the creator's venue
+                   ruleset=form.ruleset.data, venue_id=current_user.venue_id,  # owned by the creator's venue
+                   paper_language=form.paper_language.data or None)
     db.session.add(t)
     db.session.flush()
     access.assign(current_user, t.id)
@@ -71,4 +84,22 @@ def tournament(tid: int):
     rs = get_ruleset(t.ruleset)
     return render_template("operator/tournament.html", t=t, rs=rs, cur=cur, progress=progress,
                            checkin=checkin_summary(t), next_n=rounds.next_round_number(t),
-                           offline=offline_mode(qr_base_url()))
+                           offline=offline_mode(qr_base_url()), title=ruleset_title(rs),
+                           paper=paper_language(t), paper_names=LANGUAGE_NAMES, paper_form=PaperLanguageForm(paper_language=t.paper_language or ""))
+
+
+@bp.post("/t/<int:tid>/paper-language")
+@operator_required
+def set_paper_language(tid: int):
+    """The language PIN slips and printed sheets speak from now on."""
+    t = get_tournament(tid)
+    form = PaperLanguageForm()
+    if not form.validate_on_submit():
+        flash(_("Choose one of the offered languages."), "error")
+        return redirect(url_for("operator.tournament", tid=t.id))
+    before, t.paper_language = t.paper_language, form.paper_language.data or None
+    audit("tournament.paper_language", current_user.label, {"before": before, "after": t.paper_language}, t.id)
+    db.session.commit()
+    flash(_("The PIN slips and sheets are now printed in %(language)s.",
+            language=LANGUAGE_NAMES[paper_language(t)]), "success")
+    return redirect(url_for("operator.tournament", tid=t.id))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from flask import render_template
+from flask_babel import gettext as _
 from sqlalchemy import select
 
 from ...extensions import db
@@ -19,4 +20,12 @@ def verify(tid: int):
     verdict = chain.verify(t)
     heads = db.session.scalars(select(PublishedHead).where(PublishedHead.tournament_id == t.id)
                                .order_by(PublishedHead.seq.desc(), PublishedHead.id.desc())).all()
-    return render_template("operator/verify.html", t=t, verdict=verdict, heads=heads, head_label=chain.head_label)
+    return render_template("operator/verify.html", t=t, verdict=verdict, heads=heads, head_label=chain.head_label,
+                           place_label=place_label)
+
+
+def place_label(place: str) -> str:
+    """Where a head was shown (services/chain.publish_head's `place`), in the page's language."""
+    if place.startswith("round-") and place[6:].isdigit():
+        return _("Standings published after round %(n)d", n=int(place[6:]))
+    return {"standings": _("Public standings page"), "projector": _("Projector")}.get(place, place)

@@ -17,6 +17,7 @@ from ...models import RoundTable, Sheet
 
 from ...extensions import htmx
 from ...rules.report import standings_report
+from ...rules.ruleset import get_ruleset
 from ...services import chain
 from ...services.cache import VersionedCache
 from ...services.common import get_tournament
@@ -55,7 +56,8 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
         after_round = None
         closed = rules_tournament(full, closed_only=True)
         head = None
-        if closed.rounds:
+        # the standings the public standings page shows, from the same round on (the rule set's publication rule)
+        if closed.rounds and closed.rounds[-1].number >= get_ruleset(full.ruleset).public_from_round:
             report = standings_report(closed, brief=True)  # what the slides show, no more
             after_round = report["after_round"]
             slides += [("standings", page) for page in _pages(report["standings"], ROWS_PER_PAGE)]

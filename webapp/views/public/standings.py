@@ -1,4 +1,4 @@
-"""Public standings (from round 2 on, SEM-C9) and a player's own page."""
+"""Public standings (from the rule set's first public round on, SEM-C9) and a player's own page."""
 from __future__ import annotations
 
 import hashlib
@@ -61,7 +61,7 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
 def _standings(t: Tournament, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
     """(latest public round, page, rendered table)."""
     latest = svc.public_standings_round(t)
-    if latest is None or (after is not None and not svc.PUBLIC_FROM_ROUND <= after <= latest):
+    if latest is None or (after is not None and not svc.public_from_round(t) <= after <= latest):
         return latest, None, None
     try:
         page, table = standings_table(t, after or latest)
