@@ -39,6 +39,10 @@ class Draw:
     tables: tuple[SeatedTable, ...]
     advancing: tuple[int, ...] | None = None  # cut rounds: who plays on, standings order
     eliminated: tuple[int, ...] | None = None  # cut rounds: the rest of the previous round's field
+    # round 1 (CSM-5): what seeded it, "season" | "rating" | "start", and how many of the field the
+    # season table placed
+    seeding: str | None = None
+    seeded_by_season: int = 0
 
     @property
     def seated(self) -> list[int]:
