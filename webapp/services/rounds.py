@@ -298,7 +298,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
                  correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
                  replace_version: int | None = None, entered_sums: list | None = None,
                  scores: list | None = None, ended: str | None = None, premium_games: list | None = None,
-                 frozen: bool = False) -> Sheet:
+                 frozen: bool = False, late: list | None = None, keeper_by_lot: int | None = None) -> Sheet:
     """Store a table's sheet (SEM-B5). A wrong total is refused unless the operator
     applies the SEM-C5 administrative correction. A counted sheet is re-recorded
     only by naming its version and keeping its sums (a disqualification, SEM-D1:
@@ -329,7 +329,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     scores_text = [score_text(v) for v in scores] if scores is not None else None
     problem = rs.check_table(rules_table(tab.number, tab.players, SimpleNamespace(
         points=None, sums=[f"{v:.2f}" for v in sums], disqualified=dq, early=early, scores=scores_text, ended=ended,
-        premium_games=premium_games, frozen=frozen)))
+        premium_games=premium_games, frozen=frozen, late=late, keeper_by_lot=keeper_by_lot)))
     if problem:
         raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     if not dq:
@@ -342,7 +342,8 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     sheet = Sheet(table=tab, version=version, status="accepted",
                   sums=[f"{s:.2f}" for s in sums], entered_sums=entered, disqualified=dq, early=early,
                   source=source, note=note, created_by=actor, scores=scores_text, ended=ended,
-                  premium_games=premium_games or None, frozen=True if frozen else None)
+                  premium_games=premium_games or None, frozen=True if frozen else None,
+                  late=list(late) if late else None, keeper_by_lot=keeper_by_lot)
     db.session.add(sheet)
     bump(t)
     db.session.flush()

@@ -33,6 +33,24 @@ def _problem_messages():
         "premium-exceeds": lambda d: _("Start number %(s)d has %(pb)d PB but premium-game lines of %(lines)d PB: the "
                                        "PB must be at least the sum of the lines (CSM-3).",
                                        s=d["start_no"], pb=d["pb"], lines=d["lines"]),
+        "keeper-player": lambda d: _("The scorekeeper chosen by lot, start number %(s)d, does not sit at this "
+                                     "table (CSM-3).", s=d["start_no"]),
+        "keeper-none": lambda d: _("These rules have no scorekeeper chosen by lot."),
+        # BB liga (BB-1, BB-2), SMU (SMU-4)
+        "late-player": lambda d: _("Late player: start number %(s)d does not sit at this table (BB-1).",
+                                   s=d["start_no"]),
+        "late-twice": lambda d: _("Late player: start number %(s)d is named twice (BB-1).", s=d["start_no"]),
+        "late-none": lambda d: _("These rules have no late fee."),
+        "officials-count": lambda d: _("Only %(n)d officials are named (%(rule)s): remove one first.",
+                                       n=d["count"], rule=d["rule"]),
+        "officials-player": lambda d: _("The referees are named from the players (%(rule)s): give the start number "
+                                        "of the referee.", rule=d["rule"]),
+        "officials-club": lambda d: _("Each member of the jury must be of a club (%(rule)s): give the club.",
+                                      rule=d["rule"]),
+        "officials-same-club": lambda d: _("Two members of the jury are of the club %(club)s: each must be of "
+                                           "another club (%(rule)s).", club=d["club"], rule=d["rule"]),
+        "officials-twice": lambda d: _("Start number %(s)d is named twice (%(rule)s).", s=d["start_no"],
+                                       rule=d["rule"]),
         # Thousand (TH-3, TH-5)
         "score-step": lambda d: _("The score %(v)d of start number %(s)d is not a multiple of 5 (TH-3).",
                                   v=d["score"], s=d["start_no"]),
