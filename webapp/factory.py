@@ -80,6 +80,9 @@ def build_app(config: dict | None = None) -> Flask:
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
+    from .services.rule_texts import table_fact_lines
+
+    app.jinja_env.globals["table_fact_lines"] = table_fact_lines  # BB-1 late fee, CSM-3 keeper
 
     @app.context_processor
     def inject_locale():

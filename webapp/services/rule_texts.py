@@ -87,3 +87,34 @@ def draw_text(e) -> str | None:
     if e.code == "seed":
         return _("The lot needs a whole number as the tournament's seed, not %(seed)s.", seed=d["seed"])
     return None
+
+
+def table_fact_lines(rs, players, sheet, names) -> list[str]:
+    """What a table recorded besides its results, one translated line each, for every page that
+    shows a sheet (desk, printed sheet, receipt, referee): BB-1's late fee (every player's net fee;
+    the sums already include it) and CSM-3's scorekeeper (chosen by lot, else the rule set's).
+    `names`: start number -> name (or a player, whose `name`)."""
+    from ..i18n import in_unit
+
+    def name_of(s):
+        v = names.get(s)
+        return "?" if v is None else (v if isinstance(v, str) else v.name)
+
+    lines = []
+    late = list(getattr(sheet, "late", None) or ()) if sheet is not None else []
+    if late and rs.late_fee is not None:
+        fees = rs.late_fees(players, late)
+        parts = "; ".join(f"#{s} {name_of(s)} {'+' if fee > 0 else ''}{in_unit(fee, rs.currency)}"
+                          for s, fee in zip(players, fees))
+        lines.append(_("Late fee (BB-1): %(who)s", who=parts))
+    if rs.keeper_by_lot:
+        lot = getattr(sheet, "keeper_by_lot", None) if sheet is not None else None
+        if lot is not None:
+            lines.append(_("Scorekeeper: %(start_no)s %(name)s, chosen by lot (CSM-3)", start_no=f"#{lot}",
+                           name=name_of(lot)))
+        elif sheet is not None:
+            k = rs.sheet_keeper(None)
+            if k is not None and k < len(players):
+                lines.append(_("Scorekeeper: %(start_no)s %(name)s, player %(position)s",
+                               start_no=f"#{players[k]}", name=name_of(players[k]), position=k + 1))
+    return lines

@@ -1,0 +1,189 @@
+"""The rules of the seeds that had no implementation, on the venue server (SQLite and
+PostgreSQL): BB-1's late fee (phone, desk, print, record), BB-2's jury and SMU-4's referees
+(named per tournament, deciding cases), CSM-3's keeper chosen by lot, CSM-5's round 1 by
+the season table."""
+from __future__ import annotations
+
+import json
+import uuid
+
+from tests.helpers import issue_pins, login, make_user, text
+from tests.web.test_rulesets_server import desk, play_rest, start
+from tests.web.test_rulesets_web import make
+from webapp.extensions import db
+from webapp.models import Round, RoundTable, Sheet
+from webapp.rules import exchange
+from webapp.services import chain
+from webapp.services.tokens import table_token
+from webapp.sync.protocol import Content
+
+
+def _body(app, tid, number, players, cents, pins, **kw):
+    with app.app_context():
+        token = table_token(tid, 1, number)
+    c = Content(tournament=tid, round=1, table=number, players=tuple(players), sums_cents=tuple(cents), **kw)
+    h = c.hash
+    return {"token": token, "idempotency_key": str(uuid.uuid4()), "content": c.as_dict(), "content_hash": h,
+            "signatures": [{"start_no": s, "pin": pins[s], "hash": h, "drawing": f"M 10 {10 + i} L 80 20",
+                            "signed_at": "2026-04-11T10:51:02Z"} for i, s in enumerate(players)]}
+
+
+def start_signed(app, code: str, n: int):
+    """A tournament with PINs issued before round 1 is drawn and published: (id, tables, pins)."""
+    from webapp.models import Tournament
+    from webapp.services import rounds
+
+    tid = make(app, code, n)
+    pins = issue_pins(app, tid)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        r = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r, "test", t.version)
+        db.session.commit()
+        return tid, [(tab.number, list(tab.players)) for tab in r.tables], pins
+
+
+def _counted(app, tid, number) -> Sheet:
+    with app.app_context():
+        tab = db.session.scalar(db.select(RoundTable).join(Round).where(
+            Round.tournament_id == tid, Round.number == 1, RoundTable.number == number))
+        s = tab.sheet
+        db.session.expunge(s)
+        return s
+
+
+# ----------------------------------------------------------------- BB-1 late fee
+
+
+def test_bb1_late_player_signed_on_the_phone_kept_and_shown(app, op, client):
+    """BB-1: the phone sends who was late as part of the signed content; the sheet is stored with
+    it (total still 12 EUR), it is in the chain record (`listok verify` intact), the export keeps
+    it, and the desk, the printed sheet and the receipt show the fee as its own line."""
+    tid, tables, pins = start_signed(app, "bbliga", 9)
+    number, players = tables[0]
+    late = players[1]
+    body = _body(app, tid, number, players, [454, 342, 404], pins, late=(late,))
+    a = client.post("/api/v1/sheets", json=body)
+    assert a.status_code == 200 and a.get_json()["status"] == "accepted", a.get_json()
+    s = _counted(app, tid, number)
+    assert s.late == [late] and s.content["late"] == [late] and sum(int(x.replace(".", "")) for x in s.sums) == 1200
+    with app.app_context():
+        from webapp.models import AuditEntry, Tournament
+        assert chain.verify(db.session.get(Tournament, tid)).ok
+        records = [e.payload for e in db.session.scalars(db.select(AuditEntry).where(AuditEntry.tournament_id == tid))]
+        stored = [p["sheet"] for p in records if "sheet" in p and "content" in p]
+        assert stored and stored[-1]["late"] == [late]
+        assert [p["content"].get("late") for p in records if "content" in p][-1] == [late]
+    desk_page = text(op.get(f"/operator/t/{tid}/round/1/results"))
+    assert f"Late fee (BB-1): #{players[0]}" in desk_page and f"#{late}" in desk_page
+    assert "-€0.08" in desk_page and desk_page.count("+€0.04") >= 2  # the late one pays 4 cents to each
+    sheets = text(op.get(f"/operator/t/{tid}/round/1/sheets"))
+    assert "Late more than a minute (BB-1)" in sheets and "Late fee (BB-1)" in sheets
+    receipt = text(client.get(f"/t/{tid}/receipt?code={s.receipt}"))
+    assert "Late fee (BB-1)" in receipt
+    play_rest(app, op, tid, "bbliga", 1, tables, skip=(number,))
+    exported = json.loads(text(op.get(f"/operator/t/{tid}/export.json")))
+    table = next(x for x in exported["rounds"][0]["tables"] if x["table"] == number)
+    assert table["late"] == [late]
+
+
+def test_bb1_late_fee_keeps_the_12_eur_total(app, client):
+    """BB-1: the fee moves money between players only: sums that do not total 12 EUR are still refused."""
+    tid, tables, pins = start_signed(app, "bbliga", 9)
+    number, players = tables[0]
+    a = client.post("/api/v1/sheets", json=_body(app, tid, number, players, [400, 392, 400], pins,
+                                                  late=(players[1],)))
+    assert a.status_code == 422 and a.get_json()["error"] == "wrong-total", a.get_json()
+
+
+def test_bb1_late_player_of_another_table_refused_on_the_phone(app, client):
+    tid, tables, pins = start_signed(app, "bbliga", 9)
+    number, players = tables[0]
+    stranger = tables[1][1][0]
+    a = client.post("/api/v1/sheets", json=_body(app, tid, number, players, [400, 400, 400], pins, late=(stranger,)))
+    answer = a.get_json()
+    assert a.status_code == 422 and answer["error"] == "ruleset", answer
+    assert f"start number {stranger} does not sit at this table (BB-1)" in answer["message"]
+
+
+def test_bb1_late_fee_refused_for_a_rule_set_without_one(app, client):
+    """Only BB liga has the fee: an SMU sheet naming a late player is refused, nothing stored."""
+    tid, tables, pins = start_signed(app, "smu", 9)
+    number, players = tables[0]
+    a = client.post("/api/v1/sheets", json=_body(app, tid, number, players, [100, -100, 0], pins, late=(players[0],)))
+    assert a.status_code == 422 and a.get_json()["error"] == "bad-ruleset-field"
+
+
+def test_bb1_late_fee_entered_at_the_desk(app, op):
+    """BB-1 at the results desk: a check box per player; the stored sheet and the desk line show it."""
+    tid, tables = start(app, "bbliga", 9)
+    number, players = tables[0]
+    r = desk(op, tid, 1, number, {"sum0": "4,04", "sum1": "4,04", "sum2": "3,92", "late2": "1"})
+    assert r.status_code in (200, 302), text(r)[:2000]
+    s = _counted(app, tid, number)
+    assert s.late == [players[2]]
+    page = text(op.get(f"/operator/t/{tid}/round/1/results"))
+    assert f"Late fee (BB-1): #{players[0]}" in page
+
+
+def test_bb1_sheet_without_late_player_keeps_its_content_hash(app, client):
+    """BB-1: a sheet with nobody late sends no `late` key: its signed content is what it was."""
+    c = Content(tournament=1, round=1, table=1, players=(1, 2, 3), sums_cents=(400, 400, 400))
+    assert "late" not in c.as_dict() and "keeper_by_lot" not in c.as_dict()
+
+
+# ----------------------------------------------------------------- CSM-3 keeper by lot
+
+
+def _csm_table(tables):
+    return next((n, p) for n, p in tables if len(p) == 4)
+
+
+def test_csm3_keeper_by_lot_signed_on_the_phone_and_named(app, op, client):
+    """CSM-3: the table records that a lot chose the keeper; the sheet (desk, print, receipt) names them."""
+    tid, tables, pins = start_signed(app, "csm", 14)
+    number, players = _csm_table(tables)
+    keeper = players[2]
+    body = _body(app, tid, number, players, [1000, -500, -500, 0], pins, scores=(0, 0, 0, 0), keeper_by_lot=keeper)
+    a = client.post("/api/v1/sheets", json=body)
+    assert a.status_code == 200, a.get_json()
+    s = _counted(app, tid, number)
+    assert s.keeper_by_lot == keeper and s.content["keeper_by_lot"] == keeper
+    line = f"Scorekeeper: #{keeper}"
+    assert line in text(op.get(f"/operator/t/{tid}/round/1/results"))
+    assert "chosen by lot (CSM-3)" in text(op.get(f"/operator/t/{tid}/round/1/sheets"))
+    assert line in text(client.get(f"/t/{tid}/receipt?code={s.receipt}"))
+    play_rest(app, op, tid, "csm", 1, tables, skip=(number,))
+    exported = json.loads(text(op.get(f"/operator/t/{tid}/export.json")))
+    assert next(x for x in exported["rounds"][0]["tables"] if x["table"] == number)["keeper_by_lot"] == keeper
+    again = exchange.loads(json.dumps(exported))
+    assert next(x for x in again.rounds[0].tables if x.table == number).keeper_by_lot == keeper
+
+
+def test_csm3_without_a_lot_player_1_is_named_keeper(app, op):
+    tid, tables = start(app, "csm", 14)
+    number, players = _csm_table(tables)
+    form = {**{f"sum{i}": v for i, v in enumerate(["10", "-5", "-5", "0"])}, **{f"score{i}": "0" for i in range(4)}}
+    assert desk(op, tid, 1, number, form).status_code in (200, 302)
+    assert _counted(app, tid, number).keeper_by_lot is None
+    assert f"Scorekeeper: #{players[0]}" in text(op.get(f"/operator/t/{tid}/round/1/results"))
+
+
+def test_csm3_keeper_by_lot_at_the_desk_and_a_stranger_refused(app, op):
+    tid, tables = start(app, "csm", 14)
+    number, players = _csm_table(tables)
+    form = {**{f"sum{i}": v for i, v in enumerate(["10", "-5", "-5", "0"])}, **{f"score{i}": "0" for i in range(4)}}
+    stranger = next(p for n, ps in tables if n != number for p in ps)
+    r = desk(op, tid, 1, number, {**form, "keeper_lot": str(stranger)})
+    assert r.status_code == 422 and "must be a player of table" in text(r)
+    r = desk(op, tid, 1, number, {**form, "keeper_lot": str(players[3])})
+    assert r.status_code in (200, 302), text(r)[:2000]
+    assert _counted(app, tid, number).keeper_by_lot == players[3]
+
+
+def test_csm3_keeper_by_lot_refused_for_another_rule_set(app, client):
+    tid, tables, pins = start_signed(app, "bbliga", 9)
+    number, players = tables[0]
+    a = client.post("/api/v1/sheets", json=_body(app, tid, number, players, [400, 400, 400], pins,
+                                                  keeper_by_lot=players[1]))
+    assert a.status_code == 422 and a.get_json()["error"] == "bad-ruleset-field"
