@@ -187,3 +187,140 @@ def test_csm3_keeper_by_lot_refused_for_another_rule_set(app, client):
     a = client.post("/api/v1/sheets", json=_body(app, tid, number, players, [400, 400, 400], pins,
                                                   keeper_by_lot=players[1]))
     assert a.status_code == 422 and a.get_json()["error"] == "bad-ruleset-field"
+
+
+# ----------------------------------------------------------------- BB-2 jury, SMU-4 referees
+
+
+def _referee(app, username: str) -> int:
+    return make_user(app, username, role="referee", everywhere=False)
+
+
+def _name(op, tid, uid, start_no="", club=""):
+    return op.post(f"/operator/t/{tid}/officials", data={"user": str(uid), "start_no": str(start_no), "club": club})
+
+
+def _official_client(app, username: str):
+    c = app.test_client()
+    login(c, username)
+    c.set_cookie("lang", "en")
+    return c
+
+
+def test_bb2_jury_with_two_members_of_one_club_refused(app, op):
+    """BB-2: the setup page refuses a second member of one club, naming the club; nothing is stored."""
+    from webapp.models import Official
+
+    tid, _tables = start(app, "bbliga", 9)
+    a, b, c = (_referee(app, n) for n in ("jury-a", "jury-b", "jury-c"))
+    page = text(op.get(f"/operator/t/{tid}/officials"))
+    assert "BB-2: disputes go to a jury of 3" in page and "0 of 3 named" in page
+    assert _name(op, tid, a, club="MK Poprad").status_code == 302
+    assert _name(op, tid, b, club="KM Zvolen").status_code == 302
+    r = _name(op, tid, c, club="mk poprad")
+    assert r.status_code == 422
+    assert "Two members of the jury are of the club MK Poprad: each must be of another club (BB-2)." in text(r)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Official)) == 2
+    assert _name(op, tid, c, club="Lučenec").status_code == 302
+    page = text(op.get(f"/operator/t/{tid}/officials"))
+    assert "Lučenec" in page and "of 3 named" not in page
+
+
+def test_bb2_jury_member_of_a_players_club_by_start_number(app, op):
+    """BB-2: a jury member who plays takes the player's club when none is typed."""
+    from webapp.models import Player
+
+    tid, _tables = start(app, "bbliga", 9)
+    with app.app_context():
+        ps = db.session.scalars(db.select(Player).where(Player.tournament_id == tid, Player.club.is_not(None))).all()
+        first = ps[0]
+        same = next(p for p in ps[1:] if p.club == first.club)
+        first_no, same_no, club = first.start_no, same.start_no, first.club
+    assert _name(op, tid, _referee(app, "j1"), start_no=first_no).status_code == 302
+    r = _name(op, tid, _referee(app, "j2"), start_no=same_no)
+    assert r.status_code == 422 and f"of the club {club}" in text(r)
+
+
+def test_bb2_only_the_jury_decides_once_named(app, op):
+    """BB-2: with the jury named, a referee outside it cannot decide the tournament's cases."""
+    from tests.helpers import stored_cases
+
+    tid, tables, pins = start_signed(app, "bbliga", 9)
+    number, players = tables[0]
+    outsider = _referee(app, "outsider")
+    with app.app_context():
+        from webapp.models import User
+        from webapp.services import access
+        access.assign(db.session.get(User, outsider), tid)
+        db.session.commit()
+    member = _referee(app, "member")
+    assert _name(op, tid, member, club="MK Poprad").status_code == 302
+    # two different sheets for one table: a dispute
+    c1 = app.test_client()
+    assert c1.post("/api/v1/sheets", json=_body(app, tid, number, players, [400, 400, 400], pins)).status_code == 200
+    c1.post("/api/v1/sheets", json=_body(app, tid, number, players, [500, 300, 400], pins))
+    case = stored_cases(app, kind="dispute")[0]
+    cid, choose = case.id, str(case.other_sheet_id)
+    out = _official_client(app, "outsider")
+    r = out.post(f"/referee/case/{cid}/approve", data={"choose": choose, "note": ""})
+    assert r.status_code == 422 and "the jury decides (BB-2): you are not one of its members" in text(r)
+    assert "the jury decides (BB-2)" in text(out.get(f"/referee/case/{cid}"))
+    mem = _official_client(app, "member")
+    assert cid in [x.id for x in stored_cases(app, kind="dispute", status="open")]
+    page = text(mem.get(f"/referee/case/{cid}"))
+    assert "case-not-mine" not in page
+    r = mem.post(f"/referee/case/{cid}/approve", data={"choose": choose, "note": ""})
+    assert r.status_code in (200, 302), text(r)[:1500]
+    assert cid not in [x.id for x in stored_cases(app, kind="dispute", status="open")]
+
+
+def test_smu4_referees_named_from_the_players(app, op):
+    """SMU-4: a referee without a start number is refused; three players are named; a fourth is refused."""
+    tid, _tables = start(app, "smu", 9)
+    uids = [_referee(app, f"ref{i}") for i in range(4)]
+    r = _name(op, tid, uids[0])
+    assert r.status_code == 422 and "The referees are named from the players (SMU-4)" in text(r)
+    for i in range(3):
+        assert _name(op, tid, uids[i], start_no=i + 1).status_code == 302
+    page = text(op.get(f"/operator/t/{tid}/officials"))
+    assert "SMU-4: three referees are named from the players" in page and 'id="official-add"' not in page
+    r = _name(op, tid, uids[3], start_no=4)
+    assert r.status_code == 422
+
+
+def test_smu4_referee_at_the_table_of_a_case_does_not_decide_it(app, op):
+    """SMU-4: a referee who plays at the table of the case is refused with a clear message and the
+    queue marks the case as another referee's; another referee decides it."""
+    from tests.helpers import stored_cases
+
+    tid, tables, pins = start_signed(app, "smu", 9)
+    number, players = tables[0]
+    playing, free = players[0], tables[1][1][0]
+    a, b = _referee(app, "ref-at-table"), _referee(app, "ref-free")
+    assert _name(op, tid, a, start_no=playing).status_code == 302
+    assert _name(op, tid, b, start_no=free).status_code == 302
+    client = app.test_client()
+    assert client.post("/api/v1/sheets", json=_body(app, tid, number, players, [100, -100, 0], pins)).status_code == 200
+    client.post("/api/v1/sheets", json=_body(app, tid, number, players, [200, -200, 0], pins))
+    case = stored_cases(app, kind="dispute")[0]
+    cid, choose = case.id, str(case.other_sheet_id)
+    at_table = _official_client(app, "ref-at-table")
+    queue = text(at_table.get("/referee/"))
+    assert f'data-case="{cid}"' in queue and "another referee decides" in queue
+    page = text(at_table.get(f"/referee/case/{cid}"))
+    assert f"You play at table {number} of round 1 (start number {playing}): another referee decides this case " \
+           "(SMU-4)." in page
+    r = at_table.post(f"/referee/case/{cid}/approve", data={"choose": choose, "note": ""})
+    assert r.status_code == 422
+    assert cid in [x.id for x in stored_cases(app, kind="dispute", status="open")]
+    other = _official_client(app, "ref-free")
+    assert "another referee decides" not in text(other.get("/referee/"))
+    r = other.post(f"/referee/case/{cid}/approve", data={"choose": choose, "note": ""})
+    assert r.status_code in (200, 302), text(r)[:1500]
+    assert cid not in [x.id for x in stored_cases(app, kind="dispute", status="open")]
+
+
+def test_officials_page_only_where_the_rules_name_officials(app, op):
+    tid, _tables = start(app, "csm", 14)
+    assert op.get(f"/operator/t/{tid}/officials").status_code == 404

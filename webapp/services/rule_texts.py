@@ -41,8 +41,8 @@ def _problem_messages():
                                    s=d["start_no"]),
         "late-twice": lambda d: _("Late player: start number %(s)d is named twice (BB-1).", s=d["start_no"]),
         "late-none": lambda d: _("These rules have no late fee."),
-        "officials-count": lambda d: _("Only %(n)d officials are named (%(rule)s): remove one first.",
-                                       n=d["count"], rule=d["rule"]),
+        "officials-count": lambda d: _("%(n)d officials are named already (%(rule)s): remove one before naming "
+                                       "another.", n=d["count"], rule=d["rule"]),
         "officials-player": lambda d: _("The referees are named from the players (%(rule)s): give the start number "
                                         "of the referee.", rule=d["rule"]),
         "officials-club": lambda d: _("Each member of the jury must be of a club (%(rule)s): give the club.",
