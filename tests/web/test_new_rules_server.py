@@ -9,6 +9,7 @@ import uuid
 
 from tests.helpers import issue_pins, login, make_user, text
 from tests.web.test_rulesets_server import desk, play_rest, start
+from tests.web.test_federation import fed_app  # noqa: F401  (the federation server's app fixture)
 from tests.web.test_rulesets_web import make
 from webapp.extensions import db
 from webapp.models import Round, RoundTable, Sheet
@@ -324,3 +325,102 @@ def test_smu4_referee_at_the_table_of_a_case_does_not_decide_it(app, op):
 def test_officials_page_only_where_the_rules_name_officials(app, op):
     tid, _tables = start(app, "csm", 14)
     assert op.get(f"/operator/t/{tid}/officials").status_code == 404
+
+
+# ----------------------------------------------------------------- CSM-5 round 1 seeding
+
+
+def _season_file(app, tid, order) -> bytes:
+    """A season file (as `listok season-download` saves it) whose table places the players of
+    `order` (start numbers) 1, 2, 3 …"""
+    from webapp.models import Player
+
+    with app.app_context():
+        ids = {p.start_no: p.reg_id for p in db.session.scalars(db.select(Player).where(Player.tournament_id == tid))}
+    return json.dumps({"format": "listok-season/1", "federation": {"code": "CSM", "name": "ČSM"},
+                       "season": {"id": 1, "name": "Praha 2026", "ruleset": "csm", "version": 1},
+                       "players": [], "guests": {}, "tournaments": [], "cards": [],
+                       "standings": [{"id": ids[s], "place": i + 1} for i, s in enumerate(order)]}).encode()
+
+
+def _draw_round1(app, op, tid):
+    from tests.web.test_rulesets_web import _version
+
+    r = op.post(f"/operator/t/{tid}/round/draw", data={"version": _version(app, tid)})
+    assert r.status_code in (200, 302), text(r)[:1500]
+    with app.app_context():
+        r1 = db.session.scalar(db.select(Round).where(Round.tournament_id == tid, Round.number == 1))
+        return r1.seeding, [list(tab.players) for tab in r1.tables]
+
+
+def test_csm5_round1_seeded_by_the_season_file_and_the_draw_page_says_so(app, op):
+    """CSM-5: with a season file loaded, round 1 is seeded by its table: the season's 1st and 2nd
+    sit at position 1 of tables 1 and 2, whatever their ratings; the draw page names the season."""
+    import io
+
+    tid = make(app, "csm", 14)
+    order = [14, 13, 12, 11, 10, 9, 8, 7]  # the season table, best first
+    r = op.post("/operator/season/import", data={"file": (io.BytesIO(_season_file(app, tid, order)), "s.json")},
+                content_type="multipart/form-data")
+    assert r.status_code == 302
+    seeding, tables = _draw_round1(app, op, tid)
+    assert seeding == {"by": "season", "season": "ČSM Praha 2026", "placed": 8}
+    assert [t[0] for t in tables[:3]] == [14, 13, 12]
+    page = text(op.get(f"/operator/t/{tid}/round/1"))
+    assert "Round 1 seeded by the current season table ČSM Praha 2026: 8 players placed by it" in page
+
+
+def test_csm5_round1_by_rating_without_a_season_table(app, op):
+    """CSM-5: no season table here: round 1 by rating, and the draw page says so."""
+    from webapp.models import Player
+
+    tid = make(app, "csm", 14)
+    seeding, tables = _draw_round1(app, op, tid)
+    with app.app_context():
+        rated = sorted(((p.rating, -p.start_no, p.start_no) for p in db.session.scalars(
+            db.select(Player).where(Player.tournament_id == tid)) if p.rating is not None), reverse=True)
+    if rated:
+        assert seeding["by"] == "rating" and tables[0][0] == rated[0][2]
+        assert "Round 1 seeded by rating" in text(op.get(f"/operator/t/{tid}/round/1"))
+    else:
+        assert seeding["by"] == "start" and tables[0][0] == 1
+
+
+def test_csm5_round1_by_start_number_without_season_or_rating(app, op):
+    from webapp.models import Player
+
+    tid = make(app, "csm", 14)
+    with app.app_context():
+        for p in db.session.scalars(db.select(Player).where(Player.tournament_id == tid)):
+            p.rating = None
+        db.session.commit()
+    seeding, tables = _draw_round1(app, op, tid)
+    assert seeding["by"] == "start" and [t[0] for t in tables[:2]] == [1, 2]
+    assert "Round 1 seeded by start number: no season table and no ratings (CSM-5)." in \
+        text(op.get(f"/operator/t/{tid}/round/1"))
+
+
+def test_csm5_season_table_is_in_the_federations_season_document(fed_app):
+    """CSM-5: the season a venue downloads (`listok season-download`) carries the season table:
+    every player's id and place as `listok season` ranks the season's files (CSM-6)."""
+    from pathlib import Path
+
+    from tests.web.test_federation import cli
+    from webapp.models import Federation, Season
+    from webapp.services import federation as svc
+
+    files = [Path("tests/data") / f"csm14_{x}.json" for x in "abc"]
+    with fed_app.app_context():
+        f = Federation(code="csm", name="ČSM")
+        db.session.add(f)
+        db.session.flush()
+        season = Season(federation_id=f.id, ruleset="csm", name="Praha 2026")
+        db.session.add(season)
+        db.session.flush()
+        for path in files:
+            svc.receive(path.read_text(encoding="utf-8"), season=season, venue=None, source="import", actor="test")
+        db.session.commit()
+        document = svc.season_document(season)
+    expected = cli("season", *map(str, files))["players"]
+    assert document["standings"] == [{"id": p["id"], "place": p["place"]} for p in expected]
+    assert len(document["standings"]) == 14

@@ -23,6 +23,7 @@ from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nom
 from . import chain, rule_texts
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_table, rules_tournament
+from .venue_season import season_places
 
 
 def current_round(t: Tournament) -> Round | None:
@@ -121,8 +122,12 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
             # TH-2: the lot's seed is drawn once and kept, so that the draw can be repeated and checked
             t.seed = secrets.randbelow(2 ** 31)
             audit("tournament.seed", actor, {"seed": t.seed}, t.id)
+    rt = rules_tournament(t, closed_only=True)
+    season_name = None
+    if n == 1 and "season" in rs.seeding:  # CSM-5: round 1 by the current season table
+        rt.season_places, season_name = season_places(t)
     try:
-        d = draw(rules_tournament(t, closed_only=True), n, rs)
+        d = draw(rt, n, rs)
     except DrawError as e:
         raise ServiceError(draw_error_text(e)) from e
     if not d.tables:
@@ -131,6 +136,9 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
               advancing=list(d.advancing) if d.advancing is not None else None,
               eliminated=list(d.eliminated) if d.eliminated is not None else None)
     r.tables = [RoundTable(number=st.table, players=list(st.players), flags=list(st.flags)) for st in d.tables]
+    if d.seeding is not None:
+        r.seeding = {"by": d.seeding, "season": season_name if d.seeding == "season" else None,
+                     "placed": d.seeded_by_season}
     db.session.add(r)
     if t.status == "setup":
         t.status = "running"
