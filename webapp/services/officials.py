@@ -98,9 +98,11 @@ def refusal(user, c: Case) -> str | None:
                 _("In this tournament the named referees decide (%(rule)s): you are not one of them.", rule=spec.rule))
     players = table_players(c)
     if players and not spec.may_decide(mine.start_no, players):
-        return _("You play at table %(t)d of round %(r)d (start number %(s)d): another %(who)s decides this case "
-                 "(%(rule)s).", t=c.table, r=c.round, s=mine.start_no,
-                 who=_("member of the jury") if spec.kind == "jury" else _("referee"), rule=spec.rule)
+        if spec.kind == "jury":
+            return _("You play at table %(t)d of round %(r)d (start number %(s)d): the other members of the jury "
+                     "decide this case (%(rule)s).", t=c.table, r=c.round, s=mine.start_no, rule=spec.rule)
+        return _("You play at table %(t)d of round %(r)d (start number %(s)d): another referee decides this case "
+                 "(%(rule)s).", t=c.table, r=c.round, s=mine.start_no, rule=spec.rule)
     return None
 
 
