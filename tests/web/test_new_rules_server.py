@@ -8,7 +8,7 @@ import json
 import uuid
 
 from tests.helpers import issue_pins, login, make_user, text
-from tests.web.test_rulesets_server import desk, play_rest, start
+from tests.web.test_rulesets_server import desk, play_rest, publish_round1, start
 from tests.web.test_federation import fed_app  # noqa: F401  (the federation server's app fixture)
 from tests.web.test_rulesets_web import make
 from webapp.extensions import db
@@ -31,17 +31,9 @@ def _body(app, tid, number, players, cents, pins, **kw):
 
 def start_signed(app, code: str, n: int):
     """A tournament with PINs issued before round 1 is drawn and published: (id, tables, pins)."""
-    from webapp.models import Tournament
-    from webapp.services import rounds
-
     tid = make(app, code, n)
     pins = issue_pins(app, tid)
-    with app.app_context():
-        t = db.session.get(Tournament, tid)
-        r = rounds.draw_round(t, "test")
-        rounds.publish_round(t, r, "test", t.version)
-        db.session.commit()
-        return tid, [(tab.number, list(tab.players)) for tab in r.tables], pins
+    return (*publish_round1(app, tid), pins)
 
 
 def _counted(app, tid, number) -> Sheet:
@@ -127,10 +119,17 @@ def test_bb1_late_fee_entered_at_the_desk(app, op):
     assert f"Late fee (BB-1): #{players[0]}" in page
 
 
-def test_bb1_sheet_without_late_player_keeps_its_content_hash(app, client):
-    """BB-1: a sheet with nobody late sends no `late` key: its signed content is what it was."""
+def test_bb1_sheet_without_late_player_keeps_its_content_hash():
+    """BB-1, CSM-3: a sheet with nobody late and no lot has neither key: its signed content and hash
+    are what they were before these keys existed."""
+    from webapp.sync.protocol import content_hash, parse_content
+
     c = Content(tournament=1, round=1, table=1, players=(1, 2, 3), sums_cents=(400, 400, 400))
-    assert "late" not in c.as_dict() and "keeper_by_lot" not in c.as_dict()
+    before = {"protocol": "listok-sheet/1", "tournament": 1, "round": 1, "table": 1, "players": [1, 2, 3],
+              "sums_cents": [400, 400, 400], "note": "", "base_version": 0}
+    assert c.as_dict() == before and c.hash == content_hash(before)
+    late = parse_content({**before, "late": [2]})
+    assert late.late == (2,) and late.hash != c.hash  # who was late is signed
 
 
 # ----------------------------------------------------------------- CSM-3 keeper by lot
@@ -323,8 +322,13 @@ def test_smu4_referee_at_the_table_of_a_case_does_not_decide_it(app, op):
 
 
 def test_officials_page_only_where_the_rules_name_officials(app, op):
+    """ČSM names no officials: the page says so and naming one is refused."""
     tid, _tables = start(app, "csm", 14)
-    assert op.get(f"/operator/t/{tid}/officials").status_code == 404
+    page = text(op.get(f"/operator/t/{tid}/officials"))
+    assert "These rules name no officials per tournament" in page and 'id="official-add"' not in page
+    uid = _referee(app, "someone")
+    r = _name(op, tid, uid, start_no=1)
+    assert r.status_code == 422 and "These rules name no officials per tournament" in text(r)
 
 
 # ----------------------------------------------------------------- CSM-5 round 1 seeding

@@ -98,7 +98,7 @@ class RuleSet:
     # CSM-3: the table may choose its scorekeeper by lot (recorded on the sheet, which names the keeper)
     keeper_by_lot: bool = False
     # BB-2 / SMU-4: the officials the operator names per tournament (None: referees by assignment only)
-    officials: "Officials | None" = None
+    officials: Officials | None = None
     # round 1 seated by the first of these the tournament has (CSM-5): "season" (the current season
     # table), "rating", "start" (start number)
     seeding: tuple[str, ...] = ("rating", "start")
@@ -261,7 +261,7 @@ class Officials:
 
     def check(self, named: Sequence[tuple[str | None, int | None]]) -> str | None:
         """Why these officials ((club, start number or None) each) cannot stand, or None. Fewer than
-        `count` may stand while the operator is naming them (`complete` says whether all are there)."""
+        `count` stand: the operator names them one by one."""
         if len(named) > self.count:
             return Problem(f"the {self.kind} has {self.count} members, not {len(named)} ({self.rule})",
                            "officials-count", count=self.count, named=len(named), rule=self.rule)

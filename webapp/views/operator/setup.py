@@ -486,8 +486,6 @@ def pin_slips(tid: int):
 
 def _officials_page(t, *, error=None, error_field=None, status=200):
     rs = get_ruleset(t.ruleset)
-    if rs.officials is None:
-        abort(404)
     return render_template("operator/setup/officials.html", t=t, spec=rs.officials,
                            officials=off_svc.officials_of(t), candidates=off_svc.candidates(t),
                            players={p.start_no: p for p in t.players},
