@@ -93,6 +93,7 @@ def test_bb1_late_player_of_another_table_refused_on_the_phone(app, client):
     tid, tables, pins = start_signed(app, "bbliga", 9)
     number, players = tables[0]
     stranger = tables[1][1][0]
+    client.set_cookie("lang", "en")
     a = client.post("/api/v1/sheets", json=_body(app, tid, number, players, [400, 400, 400], pins, late=(stranger,)))
     answer = a.get_json()
     assert a.status_code == 422 and answer["error"] == "ruleset", answer
