@@ -88,6 +88,9 @@ def build_app(config: dict | None = None) -> Flask:
     from .services.rule_texts import ruleset_title
 
     app.jinja_env.globals["ruleset_title"] = ruleset_title
+    from .services.rule_texts import table_fact_lines
+
+    app.jinja_env.globals["table_fact_lines"] = table_fact_lines  # BB-1 late fee, CSM-3 keeper
 
     @app.context_processor
     def inject_locale():

@@ -80,13 +80,6 @@ def in_unit(value, currency: str | None = "EUR") -> str:
     return f"{text}\xa0{currency}" if currency else text
 
 
-def whole(value) -> str:
-    """A whole number with the locale's grouping: 1 000 in Slovak, Czech and Russian, 1,000 in English."""
-    value = Decimal(value)
-    text = _plain(abs(value), str(get_locale()))[:-3]  # the grouping of amount, without the decimals
-    return "-" + text if value < 0 else text
-
-
 def figure(value, currency: str | None = "EUR") -> str:
     """A round result in a table full of numbers: money as `amount` (no sign), ZB and
     scores as locale-grouped whole numbers, without the unit."""

@@ -81,6 +81,23 @@ class Assignment(db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class Official(db.Model):
+    """A tournament's official named by the operator (BB-2 jury member, SMU-4 referee): a referee
+    account, the club they are of and, where they play, their start number."""
+
+    __table_args__ = (UniqueConstraint("tournament_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    club: Mapped[str | None] = mapped_column(String(120))
+    start_no: Mapped[int | None]
+    created_by: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User] = relationship()
+
+
 class LoginAttempt(db.Model):
     """One sign-in attempt, reserved before the password is checked (services/auth.py throttle)."""
 
@@ -188,6 +205,8 @@ class Round(db.Model):
     closed_at: Mapped[datetime | None]
     standings_published_at: Mapped[datetime | None]  # SEM-C9
     version: Mapped[int] = mapped_column(default=1)
+    # round 1 (CSM-5): what seeded it, {"by": "season" | "rating" | "start", "season": name, "placed": k}
+    seeding: Mapped[dict | None] = mapped_column(JSON)
 
     tournament: Mapped[Tournament] = relationship(back_populates="rounds")
     tables: Mapped[list[RoundTable]] = relationship(
@@ -264,6 +283,9 @@ class Sheet(db.Model):
     premium_games: Mapped[list | None] = mapped_column(JSON)
     # TH-5: a withdrawal left two players, whose scores froze then (True, else None)
     frozen: Mapped[bool | None]
+    # BB-1: start numbers more than a minute late (None: nobody); CSM-3: the scorekeeper a lot chose
+    late: Mapped[list | None] = mapped_column(JSON)
+    keeper_by_lot: Mapped[int | None]
 
     table: Mapped[RoundTable] = relationship(back_populates="sheets")
 

@@ -605,7 +605,8 @@ def test_table_state_shape(app, client, game):
                            "open_cases", "rules", "mine"}
     assert r.json["mine"] is None  # no receipt asked about
     assert r.json["rules"] == {"result_kind": "money", "currency": "EUR", "table_size": 3, "negative_note": True,
-                               "keeper": None, "premium_line": None, "table_points": True}
+                               "keeper": None, "premium_line": None, "table_points": True,
+                               "late_fee_cents": None, "keeper_by_lot": False}
     assert r.json["open_cases"] == []
     assert (r.json["status"], r.json["round"], r.json["table"]) == ("ok", 1, 1)
     assert [p["start_no"] for p in r.json["players"]] == game.players()

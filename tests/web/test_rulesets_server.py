@@ -17,7 +17,11 @@ from webapp.services import rounds
 
 def start(app, code: str, n: int) -> tuple[int, list]:
     """A tournament of `code` with round 1 drawn and published: (id, [(table number, players)])."""
-    tid = make(app, code, n)
+    return publish_round1(app, make(app, code, n))
+
+
+def publish_round1(app, tid: int) -> tuple[int, list]:
+    """Round 1 of tournament `tid` drawn and published: (id, [(table number, players)])."""
     with app.app_context():
         t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")

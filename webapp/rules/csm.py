@@ -99,6 +99,8 @@ class CSM(RuleSet):
     publication_rule = None
     cites = {"seat-rating": "CSM-5", "seat-standings": "CSM-5"}
     discipline_options = ("disqualify", "withdraw", "substitute")
+    keeper_by_lot = True  # CSM-3 (II.3)
+    seeding = ("season", "rating", "start")  # CSM-5
 
     def sheet_keeper(self, values=None) -> int:
         """CSM-3: the scorekeeper; position 1 unless a lot (II.3) names another."""
@@ -127,7 +129,10 @@ class CSM(RuleSet):
             signed = tuple(reader.integer(x, f"a signature of {what}", **loc)
                            for x in reader.lst(g.get("signed_by", []), f'"signed_by" of {what}', **loc))
             games.append(PremiumGame(s, name, pb, signed))
-        return {"premium_games": tuple(games)}
+        out = {"premium_games": tuple(games)}
+        if raw.get("keeper_by_lot") is not None:
+            out["keeper_by_lot"] = reader.integer(raw["keeper_by_lot"], '"keeper_by_lot"', **loc)
+        return out
 
     def write_table(self, table, d: dict) -> dict:
         d["sums"] = [int(s) for s in table.sums]
@@ -136,9 +141,14 @@ class CSM(RuleSet):
         if table.premium_games:
             d["premium_games"] = [{"start_no": g.start_no, "game": g.game, "pb": g.pb,
                                    "signed_by": list(g.signed_by)} for g in table.premium_games]
+        if table.keeper_by_lot is not None:
+            d["keeper_by_lot"] = table.keeper_by_lot
         return d
 
     def check_table(self, table) -> str | None:
+        problem = self.check_keeper(table.players, table.keeper_by_lot)
+        if problem:
+            return problem
         for s, zb in zip(table.players, table.sums):
             if zb != zb.to_integral_value():
                 return Problem(f"the ZB of start number {s} ({zb}) must be a whole number (CSM-2)",

@@ -69,6 +69,8 @@ class TableResult:
     ended: str | None = None  # thousand (TH-3): "win" or "time"
     frozen: bool = False  # thousand (TH-5): a withdrawal left two players
     premium_games: tuple[PremiumGame, ...] = ()  # csm (CSM-3)
+    late: tuple[int, ...] = ()  # bbliga (BB-1): start numbers more than a minute late
+    keeper_by_lot: int | None = None  # csm (CSM-3): the scorekeeper a lot chose
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ class Tournament:
     # SEM-B3a: club -> players present when round 1 started, as a server stored it
     # (not part of the file: the engine recomputes it from the round-1 field)
     nomination_duty: dict[str, int] | None = None
+    # CSM-5: the current season table as player key -> place, where the server has one
+    # (not part of the file)
+    season_places: dict[str, int] | None = None
 
     def player(self, start_no: int) -> Player:
         return self.by_start_no()[start_no]

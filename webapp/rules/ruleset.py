@@ -139,6 +139,49 @@ class RuleSet:
     def cite(self, step: str) -> str:
         """The rule ID a page cites for `step`, or "" when the rule set names none."""
         return self.cites.get(step, "")
+    # BB-1: what a player more than a minute late pays each other player of the table (None: no such fee)
+    late_fee: Decimal | None = None
+    late_rule: str = ""
+    # CSM-3: the table may choose its scorekeeper by lot (recorded on the sheet, which names the keeper)
+    keeper_by_lot: bool = False
+    # BB-2 / SMU-4: the officials the operator names per tournament (None: referees by assignment only)
+    officials: Officials | None = None
+    # round 1 seated by the first of these the tournament has (CSM-5): "season" (the current season
+    # table), "rating", "start" (start number)
+    seeding: tuple[str, ...] = ("rating", "start")
+
+    def late_fees(self, players: Sequence[int], late: Sequence[int]) -> tuple[Decimal, ...]:
+        """BB-1: each player's net late fee (a late player pays `late_fee` to each other player);
+        the fees total 0, so the table total stays what it was."""
+        fee = self.late_fee or Decimal(0)
+        k = len(players)
+        return tuple(fee * (sum(1 for x in late if x != s) - ((k - 1) if s in late else 0)) for s in players)
+
+    def check_late(self, players: Sequence[int], late: Sequence[int]) -> str | None:
+        """Why the late players of a sheet cannot stand (one line), or None."""
+        if not late:
+            return None
+        if self.late_fee is None:
+            return Problem("this rule set has no late fee", "late-none")
+        for s in late:
+            if s not in players:
+                return Problem(f"late player: start number {s} does not sit at this table ({self.late_rule})",
+                               "late-player", start_no=s, rule=self.late_rule)
+        if len(set(late)) != len(late):
+            dup = next(s for s in late if list(late).count(s) > 1)
+            return Problem(f"late player: start number {dup} is named twice", "late-twice", start_no=dup)
+        return None
+
+    def check_keeper(self, players: Sequence[int], keeper: int | None) -> str | None:
+        """CSM-3: a keeper chosen by lot sits at the table."""
+        if keeper is None:
+            return None
+        if not self.keeper_by_lot:
+            return Problem("this rule set has no scorekeeper chosen by lot", "keeper-none")
+        if keeper not in players:
+            return Problem(f"the scorekeeper chosen by lot, start number {keeper}, does not sit at this table (CSM-3)",
+                           "keeper-player", start_no=keeper)
+        return None
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:
@@ -253,6 +296,53 @@ class RuleSet:
                 runs.append((i, j))
             i = j + 1
         return runs
+
+
+@dataclass(frozen=True)
+class Officials:
+    """Who decides disputes at a tournament (BB-2, SMU-4): `count` officials named by the operator,
+    each of another club (`distinct_clubs`), or each a player of the tournament (`from_players`).
+    `kind` is "jury" or "referees"; `rule` the rule ID the refusals cite. An official who plays at
+    the table of a case does not decide it (`not_at_own_table`)."""
+
+    count: int
+    kind: str
+    rule: str
+    distinct_clubs: bool = False
+    from_players: bool = False
+    not_at_own_table: bool = True
+
+    def check(self, named: Sequence[tuple[str | None, int | None]]) -> str | None:
+        """Why these officials ((club, start number or None) each) cannot stand, or None. Fewer than
+        `count` stand: the operator names them one by one."""
+        if len(named) > self.count:
+            return Problem(f"the {self.kind} has {self.count} members, not {len(named)} ({self.rule})",
+                           "officials-count", count=self.count, named=len(named), rule=self.rule)
+        seen: dict[str, str] = {}
+        for i, (club, start_no) in enumerate(named):
+            if self.from_players and start_no is None:
+                return Problem(f"official {i + 1}: the {self.kind} are named from the players; give a start "
+                               f"number ({self.rule})", "officials-player", rule=self.rule)
+            if self.distinct_clubs:
+                if not club:
+                    return Problem(f"official {i + 1}: each member of the {self.kind} must be of a club ({self.rule})",
+                                   "officials-club", rule=self.rule)
+                key = club.strip().casefold()
+                if key in seen:
+                    return Problem(f"two members of the {self.kind} are of the club {seen[key]}: each must be of "
+                                   f"another club ({self.rule})", "officials-same-club", club=seen[key], rule=self.rule)
+                seen[key] = club.strip()
+        starts = [s for _, s in named if s is not None]
+        if len(set(starts)) != len(starts):
+            dup = next(s for s in starts if starts.count(s) > 1)
+            return Problem(f"start number {dup} is named twice ({self.rule})", "officials-twice",
+                           start_no=dup, rule=self.rule)
+        return None
+
+    def may_decide(self, start_no: int | None, table_players: Sequence[int]) -> bool:
+        """Whether an official (their start number, None when not a player) decides a case at a
+        table of these players."""
+        return not (self.not_at_own_table and start_no is not None and start_no in table_players)
 
 
 class NoSplit(ValueError):

@@ -42,6 +42,10 @@ class Draw:
     # tables of 3 and 4 by standings (tables._resolve): the steps from the standings order to
     # these tables, each the swaps (start number out, start number in) that cleared one table
     steps: tuple[tuple[tuple[int, int], ...], ...] = dataclass_field(default=(), compare=False)
+    # round 1 (CSM-5): what seeded it, "season" | "rating" | "start", and how many of the field the
+    # season table placed
+    seeding: str | None = None
+    seeded_by_season: int = 0
 
     @property
     def seated(self) -> list[int]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .ruleset import RuleSet, register, split_field
+from .ruleset import Officials, RuleSet, register, split_field
 
 
 class SMU(RuleSet):
@@ -13,7 +13,8 @@ class SMU(RuleSet):
     5-3-2-1, equal sums share the points of the places they span (halves,
     thirds). SMU-4: standings as SEM-B12, a fixed number of rounds (default 5),
     round 1 by rating (SEM-B2), later rounds by standings (SEM-B7), club rule
-    in every round."""
+    in every round; three referees named from the players (SMU-G2), none deciding
+    a case at their own table."""
 
     code = "smu"
     title = "Slovácká mariášová unie"
@@ -38,6 +39,7 @@ class SMU(RuleSet):
     cites = {"seat-rating": "SMU-4", "seat-standings": "SMU-4", "club-rule-rating": "SMU-4",
              "club-rule-standings": "SMU-4", "order": "SMU-4", "records": "SMU-4"}
     discipline_options = ("disqualify", "withdraw", "substitute")
+    officials = Officials(count=3, kind="referees", rule="SMU-4", from_players=True)  # seed G2
 
     def sheet_keeper(self, values=None) -> int:
         """SMU-1: player A keeps the sheet unless the table agrees otherwise."""

@@ -83,8 +83,10 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
     if kind == "lot" and any(by_no[s].rating is not None for s in field):
         kind = "rating"
     steps: tuple[Step, ...] = ()
+    how, in_season = None, 0
     if kind == "rating":
-        tables = by_position([p.start_no for p in rating_order(by_no[s] for s in field)], sizes)
+        order, how, in_season = seeding_order(t, rs, [by_no[s] for s in field])
+        tables = by_position(order, sizes)
         if club_rule or met:
             _position_swaps(tables, bad)
     elif kind == "lot":
@@ -99,7 +101,25 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
             steps = _resolve(tables, bad, rank, order[0])
     else:
         raise DrawError(f"round {n}: unknown kind of round '{kind}'")
-    return Draw(n, seated(tables, rs, clubs, met), steps=steps)
+    return Draw(n, seated(tables, rs, clubs, met), steps=steps, seeding=how, seeded_by_season=in_season)
+
+
+def seeding_order(t: Tournament, rs: RuleSet, players: Sequence) -> tuple[list[int], str, int]:
+    """Round 1's list L by the first of `rs.seeding` the tournament has (CSM-5): the current season
+    table (its players by place, then the others as below), the rating (SEM-B2's list), else the start
+    number. Returns (start numbers in order, what seeded it, how many the season table placed)."""
+    places = t.season_places or {}
+    for source in rs.seeding:
+        if source == "season" and places:
+            placed = sorted((p for p in players if p.key in places), key=lambda p: (places[p.key], p.start_no))
+            if placed:
+                rest = rating_order(p for p in players if p.key not in places)
+                return [p.start_no for p in placed + rest], "season", len(placed)
+        elif source == "rating" and any(p.rating is not None for p in players):
+            return [p.start_no for p in rating_order(players)], "rating", 0
+        elif source == "start":
+            break
+    return sorted(p.start_no for p in players), "start", 0
 
 
 def _seed(t: Tournament) -> int:

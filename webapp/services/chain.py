@@ -35,9 +35,10 @@ from .keys import derived_key
 # the fields of a sheet that decide what counts: any change of them is a chain entry
 RECORD_FIELDS = ("version", "status", "sums", "entered_sums", "points", "disqualified", "early", "source",
                  "base_version", "note", "content_hash", "signatures")
-# a sheet's rule-set fields (ČSM PB and premium games, Thousand's score and ending): in its record
+# a sheet's rule-set fields (ČSM PB, premium games and keeper by lot, Thousand's score and ending, BB
+# liga's late players): in its record
 # and content only when set, so that a money sheet's record and content stay what they were
-RULESET_FIELDS = ("scores", "ended", "premium_games", "frozen")
+RULESET_FIELDS = ("scores", "ended", "premium_games", "frozen", "late", "keeper_by_lot")
 RECEIPT_CHARS = 8
 RECEIPT_MAX_CHARS = 10  # Sheet.receipt holds 12 characters with the dashes
 SERVER_LOG_LOCK = 4242

@@ -85,7 +85,8 @@ def mark_disqualified(t: Tournament, r: Round, start_no: int, actor: str, *, ear
     if sheet is not None:
         round_service.record_sheet(
             t, tab, [Decimal(s) for s in sheet.sums], actor, source=sheet.source, disqualified=new,
-            early=early, note=sheet.note, replace_version=sheet.version, entered_sums=sheet.entered_sums)
+            early=early, note=sheet.note, replace_version=sheet.version, entered_sums=sheet.entered_sums,
+            late=sheet.late, keeper_by_lot=sheet.keeper_by_lot)
     else:
         tab.pending_dq = {"players": new, "early": early}
         bump(t)

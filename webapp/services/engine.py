@@ -36,7 +36,8 @@ def rules_table(number: int, players, sheet) -> rules.TableResult:
         tuple(sheet.disqualified or ()), bool(sheet.early),
         tuple(map(Decimal, scores)) if scores is not None else None,
         getattr(sheet, "ended", None), bool(getattr(sheet, "frozen", None)),
-        premium_games(games) if games else ())
+        premium_games(games) if games else (),
+        tuple(getattr(sheet, "late", None) or ()), getattr(sheet, "keeper_by_lot", None))
 
 
 def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: bool = False) -> rules.Tournament:

@@ -394,6 +394,9 @@ def season_document(season: Season) -> dict:
         "players": [{"id": e.reg_id, "name": e.name, "club": e.club.name if e.club else None, "status": e.status}
                     for e in entries],
         "guests": guest_counts(season),
+        # the season table as it stands (CSM-5: a venue seeds round 1 by it): player id and place
+        "standings": [{"id": p["id"], "place": p["place"]} for p in season_tables(season).get("players", [])
+                      if p.get("id") is not None],
         "tournaments": [{"id": st.uid, "name": st.name, "date": st.date.isoformat() if st.date else None}
                         for st in sts.values()],
         "cards": [{"id": c.reg_id, "name": c.name, "colour": c.colour, "round": c.round, "fine_paid": c.fine_paid,

@@ -302,6 +302,25 @@ def desk_extra(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> di
                     raise ServiceError(_("Premium game %(k)d: the start number, the PB and the signatures are "
                                          "whole numbers (CSM-3).", k=k + 1), field=f"pg{k}") from None
         out["premium_games"] = games
+    out.update(table_facts(rs, tab, form, strict=strict))
+    return out
+
+
+def table_facts(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> dict:
+    """What a table records besides its results: BB-1's late players (`late0`… check boxes by
+    position) and CSM-3's scorekeeper chosen by lot (`keeper_lot`: a start number, empty when no lot)."""
+    out: dict = {}
+    if rs.late_fee is not None:
+        out["late"] = [s for i, s in enumerate(tab.players) if form.get(f"late{i}")] or None
+    if rs.keeper_by_lot:
+        v = str(form.get("keeper_lot", "") or "").strip()
+        keeper = int(v) if v.isdigit() else None
+        if v and (keeper is None or keeper not in tab.players):
+            if strict:
+                raise ServiceError(_("The scorekeeper chosen by lot must be a player of table %(t)d (CSM-3).",
+                                     t=tab.number), field="keeper_lot")
+            keeper = None
+        out["keeper_by_lot"] = keeper
     return out
 
 
@@ -318,7 +337,8 @@ def extra_table(rs: RuleSet, tab: RoundTable, sums, extra: dict, dq=(), early=Fa
     return rules.TableResult(tab.number, tuple(tab.players), tuple(sums), disqualified=tuple(dq), early=early,
                              scores=tuple(Decimal(x) for x in scores) if scores is not None else None,
                              ended=extra.get("ended"), frozen=bool(extra.get("frozen")),
-                             premium_games=engine_premium_games(extra.get("premium_games")))
+                             premium_games=engine_premium_games(extra.get("premium_games")),
+                             late=tuple(extra.get("late") or ()), keeper_by_lot=extra.get("keeper_by_lot"))
 
 
 def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = None, form=None) -> SheetPreview:
@@ -512,13 +532,14 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
     extra = desk_extra(rs, tab, form or {})
     if rs.result_kind == "score":
         extra["scores"] = sums
-    if not dq and rs.result_kind != "money":
+    if not dq:
         problem = rs.check_table(extra_table(rs, tab, sums, extra, dq, early))
         if problem:
             raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     fields = {"scores": [round_service.score_text(v) for v in extra["scores"]] if extra.get("scores") is not None
               else None, "ended": extra.get("ended"), "premium_games": extra.get("premium_games") or None,
-              "frozen": True if extra.get("frozen") else None}
+              "frozen": True if extra.get("frozen") else None, "late": extra.get("late") or None,
+              "keeper_by_lot": extra.get("keeper_by_lot")}
     entered = None
     if not dq:
         sums, entered = round_service.counted_sums(rs, tab, sums, correct_total)

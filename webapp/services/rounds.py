@@ -25,6 +25,7 @@ from ..rules.tables import opponents
 from . import chain, rule_texts
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_table, rules_tournament
+from .venue_season import season_places
 
 
 def current_round(t: Tournament) -> Round | None:
@@ -123,8 +124,12 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
             # TH-2: the lot's seed is drawn once and kept, so that the draw can be repeated and checked
             t.seed = secrets.randbelow(2 ** 31)
             audit("tournament.seed", actor, {"seed": t.seed}, t.id)
+    rt = rules_tournament(t, closed_only=True)
+    season_name = None
+    if n == 1 and "season" in rs.seeding:  # CSM-5: round 1 by the current season table
+        rt.season_places, season_name = season_places(t)
     try:
-        d = draw(rules_tournament(t, closed_only=True), n, rs)
+        d = draw(rt, n, rs)
     except DrawError as e:
         raise ServiceError(draw_error_text(e)) from e
     if not d.tables:
@@ -133,6 +138,9 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
               advancing=list(d.advancing) if d.advancing is not None else None,
               eliminated=list(d.eliminated) if d.eliminated is not None else None)
     r.tables = [RoundTable(number=st.table, players=list(st.players), flags=list(st.flags)) for st in d.tables]
+    if d.seeding is not None:
+        r.seeding = {"by": d.seeding, "season": season_name if d.seeding == "season" else None,
+                     "placed": d.seeded_by_season}
     db.session.add(r)
     if t.status == "setup":
         t.status = "running"
@@ -315,7 +323,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
                  correct_total: bool = False, disqualified=(), early: bool = False, note: str = "",
                  replace_version: int | None = None, entered_sums: list | None = None,
                  scores: list | None = None, ended: str | None = None, premium_games: list | None = None,
-                 frozen: bool = False) -> Sheet:
+                 frozen: bool = False, late: list | None = None, keeper_by_lot: int | None = None) -> Sheet:
     """Store a table's sheet (SEM-B5). A wrong total is refused unless the operator
     applies the SEM-C5 administrative correction. A counted sheet is re-recorded
     only by naming its version and keeping its sums (a disqualification, SEM-D1:
@@ -346,7 +354,7 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     scores_text = [score_text(v) for v in scores] if scores is not None else None
     problem = rs.check_table(rules_table(tab.number, tab.players, SimpleNamespace(
         points=None, sums=[f"{v:.2f}" for v in sums], disqualified=dq, early=early, scores=scores_text, ended=ended,
-        premium_games=premium_games, frozen=frozen)))
+        premium_games=premium_games, frozen=frozen, late=late, keeper_by_lot=keeper_by_lot)))
     if problem:
         raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
     if not dq:
@@ -359,7 +367,8 @@ def record_sheet(t: Tournament, tab: RoundTable, sums: list[Decimal], actor: str
     sheet = Sheet(table=tab, version=version, status="accepted",
                   sums=[f"{s:.2f}" for s in sums], entered_sums=entered, disqualified=dq, early=early,
                   source=source, note=note, created_by=actor, scores=scores_text, ended=ended,
-                  premium_games=premium_games or None, frozen=True if frozen else None)
+                  premium_games=premium_games or None, frozen=True if frozen else None,
+                  late=list(late) if late else None, keeper_by_lot=keeper_by_lot)
     db.session.add(sheet)
     bump(t)
     db.session.flush()

@@ -33,6 +33,24 @@ def _problem_messages():
         "premium-exceeds": lambda d: _("Start number %(s)d has %(pb)d PB but premium-game lines of %(lines)d PB: the "
                                        "PB must be at least the sum of the lines (CSM-3).",
                                        s=d["start_no"], pb=d["pb"], lines=d["lines"]),
+        "keeper-player": lambda d: _("The scorekeeper chosen by lot, start number %(s)d, does not sit at this "
+                                     "table (CSM-3).", s=d["start_no"]),
+        "keeper-none": lambda d: _("These rules have no scorekeeper chosen by lot."),
+        # BB liga (BB-1, BB-2), SMU (SMU-4)
+        "late-player": lambda d: _("Late player: start number %(s)d does not sit at this table (BB-1).",
+                                   s=d["start_no"]),
+        "late-twice": lambda d: _("Late player: start number %(s)d is named twice (BB-1).", s=d["start_no"]),
+        "late-none": lambda d: _("These rules have no late fee."),
+        "officials-count": lambda d: _("%(n)d officials are named already (%(rule)s): remove one before naming "
+                                       "another.", n=d["count"], rule=d["rule"]),
+        "officials-player": lambda d: _("The referees are named from the players (%(rule)s): give the start number "
+                                        "of the referee.", rule=d["rule"]),
+        "officials-club": lambda d: _("Each member of the jury must be of a club (%(rule)s): give the club.",
+                                      rule=d["rule"]),
+        "officials-same-club": lambda d: _("Two members of the jury are of the club %(club)s: each must be of "
+                                           "another club (%(rule)s).", club=d["club"], rule=d["rule"]),
+        "officials-twice": lambda d: _("Start number %(s)d is named twice (%(rule)s).", s=d["start_no"],
+                                       rule=d["rule"]),
         # Thousand (TH-3, TH-5)
         "score-step": lambda d: _("The score %(v)d of start number %(s)d is not a multiple of 5 (TH-3).",
                                   v=d["score"], s=d["start_no"]),
@@ -79,3 +97,34 @@ _TITLES = (_l("Slovenská extraliga v mariáši"), _l("BB liga"), _l("Slovácká
 def ruleset_title(rs) -> str:
     """The rule set's name in the page's language; the Thousand keeps its Russian name beside it."""
     return _(rs.title)
+
+
+def table_fact_lines(rs, players, sheet, names) -> list[str]:
+    """What a table recorded besides its results, one translated line each, for every page that
+    shows a sheet (desk, printed sheet, receipt, referee): BB-1's late fee (every player's net fee;
+    the sums already include it) and CSM-3's scorekeeper (chosen by lot, else the rule set's).
+    `names`: start number -> name (or a player, whose `name`)."""
+    from ..i18n import in_unit
+
+    def name_of(s):
+        v = names.get(s)
+        return "?" if v is None else (v if isinstance(v, str) else v.name)
+
+    lines = []
+    late = list(getattr(sheet, "late", None) or ()) if sheet is not None else []
+    if late and rs.late_fee is not None:
+        fees = rs.late_fees(players, late)
+        parts = "; ".join(f"#{s} {name_of(s)} {'+' if fee > 0 else ''}{in_unit(fee, rs.currency)}"
+                          for s, fee in zip(players, fees))
+        lines.append(_("Late fee (BB-1): %(who)s", who=parts))
+    if rs.keeper_by_lot:
+        lot = getattr(sheet, "keeper_by_lot", None) if sheet is not None else None
+        if lot is not None:
+            lines.append(_("Scorekeeper: %(start_no)s %(name)s, chosen by lot (CSM-3)", start_no=f"#{lot}",
+                           name=name_of(lot)))
+        elif sheet is not None:
+            k = rs.sheet_keeper(None)
+            if k is not None and k < len(players):
+                lines.append(_("Scorekeeper: %(start_no)s %(name)s, player %(position)s",
+                               start_no=f"#{players[k]}", name=name_of(players[k]), position=k + 1))
+    return lines

@@ -348,12 +348,13 @@ def _check_ruleset_fields(rs, tab: RoundTable, c: protocol.Content) -> None:
     """The rule set's own fields (docs/SYNC.md "Rule sets"): ČSM's PB and premium games (CSM-2, CSM-3),
     Thousand's score and ending (TH-3); the rule set's own checks of the sheet."""
     wants = {"scores": rs.result_kind != "money", "ended": rs.result_kind == "score",
-             "premium_games": rs.result_kind == "zb+pb"}
+             "premium_games": rs.result_kind == "zb+pb", "late": rs.late_fee is not None,
+             "keeper_by_lot": rs.keeper_by_lot}
     for name, wanted in wants.items():
         present = getattr(c, name) is not None
         if present != wanted and (wanted or present):
-            if name == "premium_games" and not present:
-                continue  # a ČSM sheet without a game worth 50 PB sends no list
+            if name in ("premium_games", "late", "keeper_by_lot") and not present:
+                continue  # sent only when there is one: a game worth 50 PB, a late player, a lot
             message = (_("This tournament's sheet needs the field %(field)s.", field=name) if wanted
                        else _("This tournament's sheet has no field %(field)s.", field=name))
             raise invalid("bad-ruleset-field", message, field=f"content.{name}")
@@ -369,7 +370,8 @@ def content_table(tab: RoundTable, c: protocol.Content):
     games = [{"start_no": s, "game": g, "pb": pb, "signed_by": list(by)} for s, g, pb, by in c.premium_games or ()]
     return rules_table(tab.number, tab.players, SimpleNamespace(
         sums=[cents_text(x) for x in c.sums_cents], points=None, disqualified=(), early=False,
-        scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended, premium_games=games))
+        scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended, premium_games=games,
+        late=list(c.late) if c.late else None, keeper_by_lot=c.keeper_by_lot))
 
 
 def _same_sheet(tab: RoundTable, c: protocol.Content, h: str) -> Sheet | None:
@@ -644,7 +646,8 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
                   content_hash=h, signatures=[own.get(s) or sub.signature_of(s).stored() for s in tab.players],
                   content=c.as_dict(), base_version=c.base_version,
                   scores=protocol.stored_field(c.as_dict(), "scores"), ended=c.ended,
-                  premium_games=protocol.stored_field(c.as_dict(), "premium_games"), disqualified=[], early=False)
+                  premium_games=protocol.stored_field(c.as_dict(), "premium_games"), disqualified=[], early=False,
+                  late=list(c.late) if c.late else None, keeper_by_lot=c.keeper_by_lot)
     with db.session.no_autoflush:
         # its chain entry first, so the row is inserted with its chain_seq and receipt (a prefix of the
         # entry's hash) instead of updated twice after; the entry's row goes in with sheet.phone's below
@@ -867,7 +870,9 @@ def rule_fields(rs, n_players: int) -> dict:
     page's script names no rule set."""
     return {"result_kind": rs.result_kind, "currency": rs.currency, "table_size": n_players,
             "negative_note": rs.negative_sum_note, "keeper": rs.sheet_keeper(None),
-            "premium_line": rs.premium_line, "table_points": has_table_points(rs)}
+            "premium_line": rs.premium_line, "table_points": has_table_points(rs),
+            "late_fee_cents": int(rs.late_fee * 100) if rs.late_fee is not None else None,
+            "keeper_by_lot": rs.keeper_by_lot}
 
 
 def has_table_points(rs) -> bool:
@@ -892,15 +897,16 @@ def figures(rs, table) -> dict:
 
 def sheet_figures(rs, tab: RoundTable, sheet: Sheet) -> dict:
     """A stored sheet's rule-set fields and figures, for the phone's status box."""
+    table_facts = {k: v for k, v in (("late", sheet.late), ("keeper_by_lot", sheet.keeper_by_lot)) if v is not None}
     if rs.result_kind == "money":
-        return {}  # the page computes money sheets' points itself, also offline
+        return table_facts  # the page computes money sheets' points itself, also offline
     out = {k: v for k, v in (("scores", protocol.stored_field({"scores": sheet.scores}, "scores")),
                              ("ended", sheet.ended), ("premium_games", sheet.premium_games)) if v is not None}
     if "scores" in out:
         out["scores"] = [int(Decimal(x)) for x in out["scores"]]
     f = figures(rs, rules_table(tab.number, tab.players, sheet))
     f.pop("keeper", None)
-    return {**out, **f}
+    return {**table_facts, **out, **f}
 
 
 def preview(token: str, c: protocol.Content) -> Answer:

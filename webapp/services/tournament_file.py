@@ -124,7 +124,8 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
                                     ended=tr.ended, frozen=True if tr.frozen else None,
                                     premium_games=[{"start_no": g.start_no, "game": g.game, "pb": g.pb,
                                                     "signed_by": list(g.signed_by)}
-                                                   for g in tr.premium_games] or None))
+                                                   for g in tr.premium_games] or None,
+                                    late=list(tr.late) or None, keeper_by_lot=tr.keeper_by_lot))
             row.tables.append(tab)
         t.rounds.append(row)
     for e in rt.events:

@@ -52,6 +52,22 @@ def season_of(t: Tournament) -> SeasonCopy | None:
                              .order_by(SeasonCopy.downloaded_at.desc(), SeasonCopy.id.desc()).limit(1))
 
 
+def season_places(t: Tournament) -> tuple[dict[str, int] | None, str | None]:
+    """CSM-5: the current season table of the tournament's rule set, from the newest downloaded
+    season (the federation's answer, `listok season-download` or a season file): (player id ->
+    place, the season's name), or (None, None) when no season with a table is here."""
+    copy = season_of(t)
+    rows = (copy.document or {}).get("standings") if copy is not None else None
+    if not isinstance(rows, list):
+        return None, None
+    places = {}
+    for row in rows:
+        if isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("place"), int) \
+                and not isinstance(row.get("place"), bool):
+            places.setdefault(row["id"], row["place"])
+    return (places or None), (copy.name if places else None)
+
+
 @dataclass
 class SeasonStatus:
     key: str

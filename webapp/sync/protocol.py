@@ -20,7 +20,7 @@ CONTENT_KEYS = frozenset({"protocol", "tournament", "round", "table", "players",
                           "base_version"})
 # rule-set fields (docs/SYNC.md "Rule sets"): present only when the rule set has them, so a money
 # sheet's content and hash are what they were
-OPTIONAL_KEYS = frozenset({"scores", "ended", "premium_games"})
+OPTIONAL_KEYS = frozenset({"scores", "ended", "premium_games", "late", "keeper_by_lot"})
 ENDINGS = ("win", "time")  # TH-3
 MAX_PREMIUM_GAMES = 40
 MAX_GAME = 60
@@ -67,6 +67,8 @@ class Content:
     scores: tuple[int, ...] | None = None  # ČSM: PB per player; Thousand: the game score (= sums_cents / 100)
     ended: str | None = None  # Thousand: "win" or "time" (TH-3)
     premium_games: tuple[tuple[int, str, int, tuple[int, ...]], ...] | None = None  # ČSM (CSM-3)
+    late: tuple[int, ...] | None = None  # BB liga: start numbers more than a minute late (BB-1)
+    keeper_by_lot: int | None = None  # ČSM: the scorekeeper a lot chose (CSM-3)
 
     def as_dict(self) -> dict:
         d = {"protocol": self.protocol, "tournament": self.tournament, "round": self.round,
@@ -79,6 +81,10 @@ class Content:
         if self.premium_games is not None:
             d["premium_games"] = [{"start_no": s, "game": g, "pb": pb, "signed_by": list(by)}
                                   for s, g, pb, by in self.premium_games]
+        if self.late is not None:
+            d["late"] = list(self.late)
+        if self.keeper_by_lot is not None:
+            d["keeper_by_lot"] = self.keeper_by_lot
         return d
 
     @property
@@ -215,8 +221,14 @@ def parse_content(data) -> Content:
                           _int(g["pb"], f"{f}.pb", 0, MAX_SCORE),
                           tuple(_int(x, f"{f}.signed_by[{k}]", 1, MAX_ID) for k, x in enumerate(by))))
         games = tuple(games)
+    late = None
+    if "late" in data:
+        late = _int_list(data["late"], "content.late", 1, MAX_ID)
+    keeper = None
+    if "keeper_by_lot" in data:
+        keeper = _int(data["keeper_by_lot"], "content.keeper_by_lot", 1, MAX_ID)
     return Content(
-        scores=scores, ended=ended, premium_games=games,
+        scores=scores, ended=ended, premium_games=games, late=late, keeper_by_lot=keeper,
         tournament=_int(data["tournament"], "content.tournament", 1, MAX_ID),
         round=_int(data["round"], "content.round", 1, MAX_ID),
         table=_int(data["table"], "content.table", 1, MAX_ID),

@@ -12,7 +12,7 @@ from flask_babel import format_time, format_timedelta, gettext as _, lazy_gettex
 from flask_login import current_user
 
 from ..extensions import db, htmx
-from ..services import access, cases as svc
+from ..services import access, cases as svc, officials
 from ..services.common import ServiceError
 from ..services.results import c4_old_by_seat
 from .auth import role_required
@@ -67,6 +67,9 @@ bp.app_template_global("sem_c4_old")(c4_old_by_seat)
 @referee_required
 def queue():
     q = svc.queue(tournament_ids=access.tournament_ids(current_user))
+    if current_user.role == "referee":  # BB-2, SMU-4: a case another official decides
+        q["not_mine"] = {it.case.id: officials.refusal(current_user, it.case) for _k, items in q["groups"]
+                         for it in items}
     if htmx:
         if request.args.get("seen") == q["fingerprint"]:
             return "", 204  # unchanged: htmx keeps the list as it is
@@ -83,8 +86,10 @@ def _own_case(cid: int):
 
 
 def _case_page(cid: int, *, error: ServiceError | None = None, status: int = 200):
-    page = svc.case_page(_own_case(cid))
-    return render_template("referee/case.html", **page, error=str(error) if error else None,
+    c = _own_case(cid)
+    page = svc.case_page(c)
+    not_mine = officials.refusal(current_user, c) if current_user.role == "referee" else None
+    return render_template("referee/case.html", **page, not_mine=not_mine, error=str(error) if error else None,
                            error_field=error.field if error else None, form=request.form, **_ctx()), status
 
 
@@ -97,6 +102,7 @@ def case(cid: int):
 def _decide(cid: int, decide, done: str):
     c = _own_case(cid)
     try:
+        officials.check_may_decide(current_user, c)  # BB-2 jury, SMU-4: not at one's own table
         decide(c)
     except ServiceError as e:
         db.session.rollback()

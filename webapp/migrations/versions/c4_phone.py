@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 
 revision = 'c4_phone'
-down_revision = 'b3_thousand'
+down_revision = 'c3_new_rules'
 branch_labels = None
 depends_on = None
 

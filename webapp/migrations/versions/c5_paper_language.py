@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 
 revision = 'c5_paper_language'
-down_revision = 'b3_thousand'
+down_revision = 'c4_phone'
 branch_labels = None
 depends_on = None
 

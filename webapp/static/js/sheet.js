@@ -111,6 +111,8 @@
     if (e.scores) c.scores = e.scores;
     if (e.ended) c.ended = e.ended;
     if (e.games && e.games.length) c.premium_games = e.games;
+    if (e.late && e.late.length) c.late = e.late;  // BB-1: only when someone was late
+    if (e.keeper) c.keeper_by_lot = e.keeper;  // CSM-3: only when a lot chose the keeper
     return sortKeys(c);
   }
   function hex(buf) {
@@ -293,6 +295,8 @@
       games: ((base && base.premium_games) || []).map(function (g) {
         return { start_no: g.start_no, game: g.game, pb: String(g.pb), signed_by: g.signed_by.slice() };
       }),
+      late: (base && base.late) ? base.late.slice() : [],
+      lot: !!(base && base.keeper_by_lot), keeper_lot: (base && base.keeper_by_lot) || null,
       note: "", reason: "", locked: false, content: null, content_hash: null, signatures: [],
       base_version: base ? base.version : 0, base_sums: base ? base.sums_cents : null
     };
@@ -316,6 +320,8 @@
     if (!d.games) d.games = [];
     if (typeof d.ended !== "string") d.ended = "";
     if (typeof d.reason !== "string") d.reason = "";
+    if (!d.late) d.late = [];
+    if (d.keeper_lot === undefined) { d.lot = false; d.keeper_lot = null; }
     return d;
   }
   var saveTimer = null;
@@ -357,8 +363,14 @@
     if (KIND === "score") scores = sums.map(function (v) { return isNumber(v) ? v / 100 : v; });
     var total = complete ? sums.reduce(function (a, b) { return a + b; }, 0) : null;
     var negative = complete && sums.some(function (s) { return s < 0; });
+    // BB-1: the late players in seat order; CSM-3: the keeper a lot chose (none without a lot)
+    var late = R.late_fee_cents ? D.players.map(function (p) { return p.start_no; }).filter(function (sn) {
+      return (d.late || []).indexOf(sn) >= 0;
+    }) : [];
+    var keeper = R.keeper_by_lot && d.lot ? d.keeper_lot : null;
+    if (R.keeper_by_lot && d.lot && !keeper && !problem) problem = S.keeper_choose;
     return { sums: sums, scores: scores, games: games, ended: KIND === "score" ? (d.ended || null) : null,
-      complete: complete, total: total, negative: negative, problem: problem };
+      complete: complete, total: total, negative: negative, problem: problem, late: late, keeper: keeper };
   }
 
   // ------------------------------------------------------------------ the server's figures
@@ -464,7 +476,30 @@
       line(fmt(S.premium_line, { n: k + 1, start_no: g.start_no, name: nameOf(g.start_no), game: g.game, pb: g.pb,
         by: g.signed_by.join(", ") }), "premium-line");
     });
+    var fees = lateText(shown.late);
+    if (fees) line(fees, "late-line");
+    var keeper = keeperText(shown.keeper_by_lot);
+    if (keeper) line(keeper, "keeper-line");
     if (foot.childNodes.length) table.appendChild(foot);
+  }
+  /* BB-1: each late player pays the fee to each other player; the line shows every player's net fee
+     (the sums already include it, so the table total stays what it is). */
+  function lateText(late) {
+    if (!R.late_fee_cents || !late || !late.length) return "";
+    var fee = R.late_fee_cents;
+    var parts = D.players.map(function (p) {
+      var others = late.filter(function (sn) { return sn !== p.start_no; }).length;
+      var net = fee * others - (late.indexOf(p.start_no) >= 0 ? fee * (N - 1) : 0);
+      return fmt(S.late_part, { start_no: p.start_no, name: p.name, amount: (net > 0 ? "+" : "") + money(net) });
+    });
+    return fmt(S.late_line, { who: parts.join("; ") });
+  }
+  /* CSM-3: who keeps the sheet: the player a lot chose, else the rule set's keeper */
+  function keeperText(lot) {
+    if (!R.keeper_by_lot) return "";
+    if (lot) return fmt(S.keeper_lot_line, { start_no: lot, name: nameOf(lot) });
+    var p = R.keeper !== null && R.keeper !== undefined ? D.players[R.keeper] : null;
+    return p ? fmt(S.keeper_line, { start_no: p.start_no, name: p.name, position: R.keeper + 1 }) : "";
   }
   function nameOf(startNo) {
     var p = D.players.filter(function (x) { return x.start_no === startNo; })[0];
@@ -595,6 +630,18 @@
       $("ended-time").checked = d.ended === "time";
     }
     if (KIND === "zb+pb") renderPremium();
+    if (R.late_fee_cents) {
+      D.players.forEach(function (p, i) { $("late" + i).checked = d.late.indexOf(p.start_no) >= 0; });
+      var fees = lateText(e.late);
+      $("late-entry-line").textContent = fees;
+      show($("late-entry-line"), !!fees);
+    }
+    if (R.keeper_by_lot) {
+      $("keeper-lot").checked = !!d.lot;
+      $("keeper-who").disabled = !d.lot;
+      var want = d.lot && d.keeper_lot ? String(d.keeper_lot) : "";
+      if ($("keeper-who").value !== want) $("keeper-who").value = want;
+    }
     var partial = e.sums.reduce(function (a, s) { return a + (isNumber(s) ? s : 0); }, 0);
     $("total").textContent = money(partial);
     var hint = "", ok = false;
@@ -1169,6 +1216,25 @@
       var radio = $("ended-" + how);
       if (radio) radio.addEventListener("change", function () { if (radio.checked) { state.draft.ended = how; edited(); } });
     });
+    D.players.forEach(function (p, i) {
+      var box = $("late" + i);  // BB-1
+      if (box) box.addEventListener("change", function () {
+        state.draft.late = state.draft.late.filter(function (x) { return x !== p.start_no; });
+        if (box.checked) state.draft.late.push(p.start_no);
+        edited();
+      });
+    });
+    if ($("keeper-lot")) {  // CSM-3
+      $("keeper-lot").addEventListener("change", function () {
+        state.draft.lot = $("keeper-lot").checked;
+        if (!state.draft.lot) state.draft.keeper_lot = null;
+        edited();
+      });
+      $("keeper-who").addEventListener("change", function () {
+        state.draft.keeper_lot = parseInt($("keeper-who").value, 10) || null;
+        edited();
+      });
+    }
     if ($("premium-add")) {
       $("premium-add").addEventListener("click", function () {
         state.draft.games.push({ start_no: null, game: "", pb: "", signed_by: [] });

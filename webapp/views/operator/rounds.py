@@ -222,6 +222,7 @@ def print_sheets(tid: int, n: int):
         table_seats = seats(tab, by_no)
         url = sheet_url(t.id, r.number, tab.number)
         sheets.append({"tab": tab, "seats": table_seats, "cards": cards_seat(t, r, table_seats),
+                       "names": {x.start_no: x.name for x in table_seats},
                        "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url)})
     host = urlparse(sheets[0]["url"]).hostname if sheets else None
     local = bool(host) and (host == "localhost" or host == "::1" or host.startswith("127."))

@@ -15,8 +15,9 @@ from wtforms import HiddenField, SelectField, StringField
 
 from ...extensions import db, htmx
 from ...models import Player
+from ...rules.ruleset import get_ruleset
 from ...rules.season import NOMINATED
-from ...services import access, players as svc
+from ...services import access, officials as off_svc, players as svc
 from ...services import pins as pin_svc
 from ...services.paper import slip_texts
 from ...services.common import ServiceError, StaleError, get_tournament
@@ -469,3 +470,35 @@ def pin_slips(tid: int):
     slips = pin_svc.issue_missing_pins_in_batches(t, start_nos, _actor())  # commits per batch
     return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
                                      slips=slips, slip_texts=slip_texts(t)))
+
+
+# --------------------------------------------------------------------------- officials (BB-2, SMU-4)
+
+
+def _officials_page(t, *, error=None, error_field=None, status=200):
+    rs = get_ruleset(t.ruleset)
+    return render_template("operator/setup/officials.html", t=t, spec=rs.officials,
+                           officials=off_svc.officials_of(t), candidates=off_svc.candidates(t),
+                           players={p.start_no: p for p in t.players},
+                           error=error, error_field=error_field, form=request.form), status
+
+
+@bp.route("/t/<int:tid>/officials", methods=["GET", "POST"])
+@operator_required
+def officials(tid: int):
+    """BB-2 / SMU-4: the operator names the tournament's jury or referees."""
+    t = get_tournament(tid)
+    if request.method == "GET":
+        return _officials_page(t)
+    try:
+        if request.form.get("remove"):
+            off_svc.remove_official(t, request.form.get("remove"), _actor())
+        else:
+            off_svc.name_official(t, request.form.get("user"), request.form.get("start_no"),
+                                  request.form.get("club"), _actor())
+    except ServiceError as e:
+        db.session.rollback()
+        return _officials_page(t, error=str(e), error_field=e.field, status=422)
+    db.session.commit()
+    flash(_("Officials saved."), "success")
+    return redirect(url_for("operator.officials", tid=t.id))
