@@ -260,3 +260,10 @@ def postgresql_messages(app, tmp_path):
         os.close(fd)
         with open(trace) as f:
             sent += [line.split("\t")[3].split(" ")[0].strip() for line in f if line.split("\t")[1:2] == ["F"]]
+
+
+def english_paper(app, tid: int) -> None:
+    """Print tournament `tid`'s sheets and slips in English, so a test can read them in one language."""
+    with app.app_context():
+        db.session.get(Tournament, tid).paper_language = "en"
+        db.session.commit()

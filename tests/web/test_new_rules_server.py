@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from tests.helpers import issue_pins, login, make_user, text
+from tests.helpers import english_paper, issue_pins, login, make_user, text
 from tests.web.test_rulesets_server import desk, play_rest, publish_round1, start
 from tests.web.test_federation import fed_app  # noqa: F401  (the federation server's app fixture)
 from tests.web.test_rulesets_web import make
@@ -70,6 +70,7 @@ def test_bb1_late_player_signed_on_the_phone_kept_and_shown(app, op, client):
     desk_page = text(op.get(f"/operator/t/{tid}/round/1/results"))
     assert f"Late fee (BB-1): #{players[0]}" in desk_page and f"#{late}" in desk_page
     assert "-€0.08" in desk_page and desk_page.count("+€0.04") >= 2  # the late one pays 4 cents to each
+    english_paper(app, tid)
     sheets = text(op.get(f"/operator/t/{tid}/round/1/sheets"))
     assert "Late more than a minute (BB-1)" in sheets and "Late fee (BB-1)" in sheets
     receipt = text(client.get(f"/t/{tid}/receipt?code={s.receipt}"))
@@ -152,6 +153,7 @@ def test_csm3_keeper_by_lot_signed_on_the_phone_and_named(app, op, client):
     assert s.keeper_by_lot == keeper and s.content["keeper_by_lot"] == keeper
     line = f"Scorekeeper: #{keeper}"
     assert line in text(op.get(f"/operator/t/{tid}/round/1/results"))
+    english_paper(app, tid)
     assert "chosen by lot (CSM-3)" in text(op.get(f"/operator/t/{tid}/round/1/sheets"))
     assert line in text(client.get(f"/t/{tid}/receipt?code={s.receipt}"))
     play_rest(app, op, tid, "csm", 1, tables, skip=(number,))

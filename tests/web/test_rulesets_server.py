@@ -252,8 +252,26 @@ def test_results_csv_per_rule_set(app, op, code, n, columns):
 
 
 @pytest.mark.parametrize("code", ["csm", "smu"])
+def test_csm_smu_have_no_cards_a_red_card_is_refused(app, op, code):
+    """The ČSM and SMU rules have no disciplinary cards (SEM-E is SEM's, BB liga follows it):
+    the card route stores nothing for them; a disqualification is their way."""
+    from webapp.models import Case, Event
+
+    tid, tables = start(app, code, 12)
+    play_rest(app, op, tid, code, 1, tables)
+    s = tables[0][1][0]
+    r = op.post(f"/operator/t/{tid}/discipline/card", data={
+        "start_no": s, "colour": "red", "round": 1, "referee1": "Novák", "referee2": "Kováč",
+        "version": _version(app, tid)})
+    assert r.status_code in (302, 422)
+    with app.app_context():
+        assert db.session.query(Case).filter_by(kind="discipline").count() == 0
+        assert db.session.query(Event).filter_by(tournament_id=tid).count() == 0
+
+
+@pytest.mark.parametrize("code", ["bbliga"])
 def test_red_card_after_close_disqualifies_at_the_table_in_every_rule_set(app, op, code):
-    """SEM-E8, D1 where the card happens, in every rule set: the operator's red card after
+    """SEM-E8, D1 where the card happens, in every rule set with cards: the operator's red card after
     round 1 closed waits for a referee as a case (its preview computed by the rule set),
     approved it gives the table a new sheet version with the disqualification; the
     player is out of the standings, which name the table in a footnote."""

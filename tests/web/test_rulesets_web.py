@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from tests.helpers import issue_pins, text
+from tests.helpers import english_paper, issue_pins, text
 from tests.rules.builders_inconsistent import CASES, file_text
 from webapp.extensions import db
 from webapp.models import Player, Round, Sheet, Tournament
@@ -131,6 +131,7 @@ def test_ruleset_tournament_end_to_end(app, op, code, n, tmp_path):
         if rnd == 1:
             if len(rs.table_sizes) > 1:
                 assert 3 in sizes and 4 in sizes  # SMU-1, CSM-1, TH-1
+            english_paper(app, tid)
             page = text(op.get(f"/operator/t/{tid}/round/1/sheets"))
             assert page.count("<svg") >= len(tables)
             # SMU: Kč; ČSM: ZB/PB and the premium-game lines (CSM-3); Thousand: scores and the ending (TH-3)

@@ -93,7 +93,8 @@ def test_sheet_page_has_the_entry_form_signing_and_the_data_its_script_needs(app
     assert data["sw"] == "/sw.js"
     assert data["money"] == {"decimal": ".", "group": ",", "template": "€{}", "whole": False}
     assert data["rules"] == {"result_kind": "money", "currency": "EUR", "table_size": 3, "negative_note": True,
-                             "keeper": None, "premium_line": None, "table_points": True}
+                             "keeper": None, "premium_line": None, "table_points": True,
+                             "late_fee_cents": None, "keeper_by_lot": False}
     strings = json_block(page, "sheet-strings")
     assert strings["sent"] == "Sent — receipt %(receipt)s"
     forms = strings.pop("points_forms")  # by CLDR plural category, as Intl.PluralRules answers
