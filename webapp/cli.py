@@ -301,16 +301,29 @@ def verify(tournament_id: int | None) -> None:
         sys.exit(1)
 
 
+INSECURE_HELP = ("Allow a plain http:// federation address (the token then crosses the network "
+                 "unencrypted: a closed network only); default LISTOK_FEDERATION_INSECURE.")
+
+
+def _warn_insecure(url: str, insecure: bool) -> None:
+    if insecure and url.strip().lower().startswith("http://"):
+        click.echo(f"listok: warning: --insecure: the venue's token goes unencrypted to {url.strip()}", err=True)
+
+
 @listok.command("push")
 @click.argument("tournament_id", metavar="ID", type=int)
 @click.option("--to", "url", metavar="URL", envvar="LISTOK_FEDERATION_URL", required=True,
               help="The federation server (https://…); default LISTOK_FEDERATION_URL.")
 @click.option("--token", metavar="T", envvar="LISTOK_FEDERATION_TOKEN", required=True,
               help="The venue's token from the federation; default LISTOK_FEDERATION_TOKEN.")
+@click.option("--insecure", is_flag=True, envvar="LISTOK_FEDERATION_INSECURE",
+              help=INSECURE_HELP)
 @_guarded
-def push(tournament_id: int, url: str, token: str) -> None:
+def push(tournament_id: int, url: str, token: str, insecure: bool) -> None:
     """Send finished tournament ID (the file, its hash chain and published heads) to the
-    federation. Exit 0 when taken, 2 when refused or already there (the federation's reason)."""
+    federation. Exit 0 when taken, 2 when refused or already there (the federation's reason).
+    The token goes to an https:// address only and never follows a redirect."""
+    _warn_insecure(url, insecure)
     with _server_app():
         from .extensions import db
         from .models import Tournament
@@ -319,7 +332,7 @@ def push(tournament_id: int, url: str, token: str) -> None:
         t = db.session.get(Tournament, tournament_id)
         if t is None:
             raise BadInput(f"no tournament with id {tournament_id}")
-        result = push_tournament(t, url, token, "listok push")
+        result = push_tournament(t, url, token, "listok push", insecure=insecure)
         db.session.commit()
     message = _one_line(result.answer.get("message", ""))
     if result.status != 201:
@@ -337,17 +350,22 @@ def push(tournament_id: int, url: str, token: str) -> None:
               help="The venue's token; default LISTOK_FEDERATION_TOKEN.")
 @click.option("--file", "path", metavar="FILE", default=None,
               help="Load this season file (from the federation) instead of downloading.")
+@click.option("--insecure", is_flag=True, envvar="LISTOK_FEDERATION_INSECURE",
+              help=INSECURE_HELP)
 @_guarded
-def season_download(url: str, season_id: int, token: str, path: str | None) -> None:
-    """Download a season (roster, guest counts, cards) for the registration checks at the venue."""
+def season_download(url: str, season_id: int, token: str, path: str | None, insecure: bool) -> None:
+    """Download a season (roster, guest counts, cards) for the registration checks at the venue.
+    The token goes to an https:// address only and never follows a redirect."""
     if not path and not (url and token and season_id):
         raise BadInput("give --from, --season and --token (or LISTOK_FEDERATION_URL/_TOKEN), or --file")
+    if not path:
+        _warn_insecure(url, insecure)
     with _server_app():
         from .extensions import db
         from .services.venue_season import import_season
         from .views.operator.federation import fetch_season
 
-        data = open(path, "rb").read() if path else fetch_season(url, season_id, token)
+        data = open(path, "rb").read() if path else fetch_season(url, season_id, token, insecure=insecure)
         copy = import_season(data, "listok season-download")
         db.session.commit()
         click.echo(f"season '{copy.name}': {len(copy.document['players'])} players, "
