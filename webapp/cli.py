@@ -288,16 +288,21 @@ def export_file(tournament_id: int, output: str | None) -> None:
 @_guarded
 def verify(tournament_id: int | None) -> None:
     """Check every stored sheet against its content hash and the tournament's hash
-    chain, and the chain against every head published (docs/SECURITY.md)."""
+    chain, the chain against every head published, and every account's row against
+    its MAC (docs/SECURITY.md)."""
     with _server_app():
+        from .services.accounts import tampered
         from .services.chain import verify_all
 
         verdicts = verify_all(tournament_id)
         if tournament_id is not None and not verdicts:
             raise BadInput(f"no tournament with id {tournament_id}")
         lines = [line for v in verdicts for line in v.lines()]
-    _write_utf8("".join(line + "\n" for line in lines))
-    if not all(v.ok for v in verdicts):
+        accounts = [f"account '{u.username}' ({u.role}): changed outside Listok (its password, role, sessions or "
+                    f"venue do not match the server's MAC): it cannot sign in until an admin sets a new password"
+                    for u in tampered()]
+    _write_utf8("".join(line + "\n" for line in lines + accounts))
+    if accounts or not all(v.ok for v in verdicts):
         sys.exit(1)
 
 

@@ -3,9 +3,9 @@
 A PIN is stored as a keyed verifier, HMAC-SHA256 of the tournament, the start
 number and the PIN under a key derived from the server's secret key and the
 tournament's salt: a copy of the database alone reveals no PIN (4 digits are
-10,000 tries, but each needs the key), and a check costs microseconds. Older
-databases hold scrypt/pbkdf2 hashes; they still verify and are replaced on the
-next issue.
+10,000 tries, but each needs the key), and a check costs microseconds. Nothing
+else is a PIN: a werkzeug hash (scrypt/pbkdf2, which anyone can make without
+the key) never verifies, and the upgrade clears those of older databases.
 
 Four or six digits are few, so the protection on the server is the lockout
 (docs/SYNC.md): every PIN is evaluated under the player's row lock, held
@@ -30,7 +30,6 @@ from datetime import datetime, timedelta
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, case, delete, func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
-from werkzeug.security import check_password_hash
 
 from ..extensions import db
 from ..models import PinAttempt, Player, Round, Tournament, set_loaded, utcnow
@@ -43,7 +42,6 @@ WINDOW = LOCK_TIME  # wrong PINs count for this long
 RANDOM_DIGITS = 4
 CHOSEN_LENGTHS = range(4, 7)
 VERIFIER = "hmac-sha256$"
-LEGACY = ("scrypt:", "pbkdf2:")  # werkzeug hashes of databases made before keyed verifiers
 
 
 class PinError(ServiceError):
@@ -97,11 +95,7 @@ def verifier(key: bytes, tid: int, start_no: int, pin: str) -> str:
 def pin_matches(stored: str, key: bytes, tid: int, start_no: int, pin: str) -> bool:
     """Evaluate one PIN against what is stored. The only place a PIN is compared
     (tests count evaluations by wrapping it)."""
-    if stored.startswith(VERIFIER):
-        return hmac.compare_digest(stored, verifier(key, tid, start_no, pin))
-    if stored.startswith(LEGACY):
-        return check_password_hash(stored, pin)
-    return False
+    return stored.startswith(VERIFIER) and hmac.compare_digest(stored, verifier(key, tid, start_no, pin))
 
 
 def pin_proof(tid: int, start_no: int, content_hash: str, pin_hash: str) -> str:

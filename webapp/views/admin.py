@@ -12,7 +12,7 @@ from wtforms.validators import DataRequired, Length, Regexp
 
 from ..extensions import db
 from ..models import ROLES, Assignment, Tournament, User, Venue
-from ..services import access
+from ..services import access, accounts
 from ..services.common import audit
 from .auth import MIN_PASSWORD, admin_required, end_sessions
 
@@ -98,7 +98,8 @@ def create_user():
             form.username.errors.append(_("This user name is taken already."))
         else:
             u = User(username=name, display_name=(form.display_name.data or "").strip(), role=form.role.data,
-                     venue_id=current_user.venue_id, federation_id=current_user.federation_id)
+                     venue_id=current_user.venue_id, federation_id=current_user.federation_id,
+                     created_by=_actor()[:120])
             u.set_password(form.password.data)
             db.session.add(u)
             db.session.flush()
@@ -208,6 +209,7 @@ def reset_password(uid: int):
     if not form.validate_on_submit():
         return _user_page(u, password_form=form, status=422)
     u.set_password(form.password.data)
+    accounts.repair(u)  # a row changed outside the app signs in again, as the admin sees it now
     audit("user.password", _actor(), {"user": u.username})
     end_sessions(u)
     flash(_("New password set for %(name)s; the account is signed out everywhere.", name=u.username), "success")

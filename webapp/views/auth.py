@@ -21,7 +21,7 @@ from wtforms.validators import DataRequired, EqualTo, Length
 
 from ..extensions import db
 from ..models import User, utcnow
-from ..services import login_throttle
+from ..services import accounts, login_throttle
 
 bp = Blueprint("auth", __name__)
 MIN_PASSWORD = 8
@@ -106,6 +106,12 @@ def login():
         if user is None:
             check_password_hash(_dummy_hash(), form.password.data)
         ok = user is not None and user.check_password(form.password.data) and user.active
+        if ok and not accounts.intact(user):
+            # a password hash, role or token written outside the app: refused even with that password
+            login_throttle.finish(attempt, False)
+            form.password.errors.append(_("This account was changed outside Listok and cannot sign in: an admin "
+                                          "sets a new password for it (listok verify lists such accounts)."))
+            return render_template("auth/login.html", form=form), 403
         login_throttle.finish(attempt, ok)
         if not ok:
             form.password.errors.append(_("Wrong user name or password."))
