@@ -226,7 +226,7 @@ def set_assignments(uid: int):
              if t.venue_id == u.venue_id and access.can_access(current_user, t.id)} if wanted else set()
     if known != wanted:
         return _user_page(u, status=422, error=_("A chosen tournament no longer exists. Nothing was saved."))
-    access.set_assignments(u, known)
+    access.set_assignments(u, known, _actor())
     audit("user.tournaments", _actor(), {"user": u.username, "tournaments": sorted(known)})
     db.session.commit()
     flash(_("Tournaments of %(name)s saved.", name=u.username), "success")
