@@ -12,7 +12,7 @@ from wtforms.validators import DataRequired, Length, Regexp
 
 from ..extensions import db
 from ..models import ROLES, Assignment, Tournament, User, Venue
-from ..services import access, accounts
+from ..services import access, accounts, login_throttle
 from ..services.common import audit
 from .auth import MIN_PASSWORD, admin_required, end_sessions
 
@@ -215,6 +215,16 @@ def reset_password(uid: int):
     flash(_("New password set for %(name)s; the account is signed out everywhere.", name=u.username), "success")
     if u.id == current_user.id:
         return redirect(url_for("auth.login"))
+    return redirect(url_for(".user", uid=u.id))
+
+
+@bp.post("/user/<int:uid>/signin-unlock")
+def unlock_signin(uid: int):
+    u = _user(uid)
+    login_throttle.unlock(u)
+    audit("user.signin_unlock", _actor(), {"user": u.username})
+    db.session.commit()
+    flash(_("Sign-ins of %(name)s from unknown devices are possible again.", name=u.username), "success")
     return redirect(url_for(".user", uid=u.id))
 
 
