@@ -217,9 +217,10 @@ def test_approving_a_correction_makes_it_count_and_marks_it_red(app, ref, field)
     assert c.resolved_at is not None
     assert tournament_version(app, tid) > v0  # cached standings are rendered again
     actions = audit_actions(app)
-    assert actions[-2:] == ["sheet.accept", "case.approve"]
+    assert actions[-3:] == ["sheet.accept", "case.approve", "case.decider"]  # the decision, then who decided
     with app.app_context():
-        entry = db.session.scalars(select(AuditEntry).order_by(AuditEntry.id.desc())).first()
+        entry = db.session.scalars(select(AuditEntry).where(AuditEntry.action == "case.approve")
+                                   .order_by(AuditEntry.id.desc())).first()
         assert entry.actor == "Referee" and entry.payload["case"] == cid
         assert entry.payload["old_sums"] == ["14.50", "10.00", "5.50"]
         assert verify_audit_chain() is None
@@ -284,7 +285,7 @@ def test_rejecting_needs_a_reason_and_keeps_the_counted_version(app, ref, field)
                                          (2, "rejected", ["14.50", "6.00", "9.50"])]
     c = case_row(app, cid)
     assert (c.status, c.resolution_note) == ("rejected", "hráč č. 2 nesúhlasí")
-    assert audit_actions(app)[-2:] == ["sheet.reject", "case.reject"]
+    assert audit_actions(app)[-3:] == ["sheet.reject", "case.reject", "case.decider"]
     # nothing marked red: the first version still counts
     with app.app_context():
         from webapp.services.results import correction_marks, load_tournament
@@ -401,7 +402,8 @@ def test_dispute_page_shows_both_sheets_and_the_chosen_one_counts(app, ref, fiel
     assert table_sheets(app, tid, 3) == [(1, "rejected", ["10.00", "10.00", "10.00"]),
                                          (2, "accepted", ["12.00", "9.00", "9.00"])]
     with app.app_context():
-        entry = db.session.scalars(select(AuditEntry).order_by(AuditEntry.id.desc())).first()
+        entry = db.session.scalars(select(AuditEntry).where(AuditEntry.action != "case.decider")
+                                   .order_by(AuditEntry.id.desc())).first()
         assert entry.action == "case.approve" and entry.payload["chosen"] == c.sheet_id
 
 
