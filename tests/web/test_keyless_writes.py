@@ -22,6 +22,12 @@ def table1(app):
         return tid, issued, list(r.tables[0].players)
 
 
+def english(app):
+    client = app.test_client()
+    client.set_cookie("lang", "en")
+    return client
+
+
 def verify(app) -> tuple[int, str]:
     result = app.test_cli_runner().invoke(args=["listok", "verify"])
     return result.exit_code, result.output
@@ -83,7 +89,7 @@ def test_a_known_password_hash_written_into_an_admins_row_signs_nobody_in(app):
     assert login(boss, "boss").status_code == 302
     write(app, update(User).where(User.username == "boss")
           .values(password_hash=generate_password_hash("attacker-pass")))
-    attacker = app.test_client()
+    attacker = english(app)
     r = login(attacker, "boss", "attacker-pass")
     assert r.status_code == 403 and "changed outside Listok" in r.get_data(as_text=True)
     assert attacker.get("/admin/").status_code in (302, 401)
@@ -150,3 +156,39 @@ def test_what_a_write_without_the_key_can_do_is_what_the_page_says(app, client, 
     write(app, update(Sheet).where(Sheet.id == sid).values(sums=["20.00", "10.00", "0.00"]))
     code, out = verify(app)
     assert code == 1 and "sums differs" in out
+
+
+def test_denial_of_service_and_a_replayed_row_are_what_the_page_says(app, client, table1):
+    """The rest of the page's "can" list: a PIN cleared in SQL leaves the player without one
+    (no-pin, a new slip needed); an account deactivated in SQL is refused; a whole older row put
+    back (hash, token and MAC together) signs in with the older password; an assignment inserted
+    in SQL opens the tournament to that operator."""
+    from webapp.models import Assignment, Tournament
+
+    tid, issued, players = table1
+    token = signed_submission(app, tid, 1, 1, [1450, 1000, 550], issued)["token"]
+    write(app, update(Player).where(Player.tournament_id == tid, Player.start_no == players[0]).values(pin_hash=None))
+    r = client.post("/api/v1/pin", json={"token": token, "start_no": players[0], "pin": issued[players[0]]})
+    assert r.status_code == 422 and r.json["error"] == "no-pin"
+    make_user(app, "op", role="operator", everywhere=False)
+    write(app, update(User).where(User.username == "op").values(active=False))
+    refused = login(english(app), "op")
+    assert refused.status_code == 200 and "Wrong user name or password" in refused.get_data(as_text=True)
+    write(app, update(User).where(User.username == "op").values(active=True))
+    with app.app_context():
+        old = db.session.execute(select(User.password_hash, User.session_token, User.account_mac)
+                                 .where(User.username == "op")).one()
+        u = db.session.scalar(select(User).where(User.username == "op"))
+        u.set_password("a-newer-password")
+        db.session.commit()
+    write(app, update(User).where(User.username == "op").values(password_hash=old[0], session_token=old[1],
+                                                               account_mac=old[2]))
+    op = app.test_client()
+    assert login(op, "op").status_code == 302  # the older password, which the writer must know
+    assert op.get(f"/operator/t/{tid}").status_code == 404
+    with app.app_context():
+        uid = db.session.scalar(select(User.id).where(User.username == "op"))
+        db.session.add(Assignment(user_id=uid, tournament_id=tid))
+        db.session.commit()
+        assert db.session.get(Tournament, tid) is not None
+    assert op.get(f"/operator/t/{tid}").status_code == 200
