@@ -288,17 +288,31 @@ def export_file(tournament_id: int, output: str | None) -> None:
 @_guarded
 def verify(tournament_id: int | None) -> None:
     """Check every stored sheet against its content hash and the tournament's hash
-    chain, and the chain against every head published (docs/SECURITY.md)."""
+    chain, the chain against every head published, and every account's row against
+    its MAC (docs/SECURITY.md)."""
     with _server_app():
+        from .services.accounts import tampered
         from .services.chain import verify_all
 
         verdicts = verify_all(tournament_id)
         if tournament_id is not None and not verdicts:
             raise BadInput(f"no tournament with id {tournament_id}")
         lines = [line for v in verdicts for line in v.lines()]
-    _write_utf8("".join(line + "\n" for line in lines))
-    if not all(v.ok for v in verdicts):
+        accounts = [f"account '{u.username}' ({u.role}): changed outside Listok (its password, role, sessions or "
+                    f"venue do not match the server's MAC): it cannot sign in until an admin sets a new password"
+                    for u in tampered()]
+    _write_utf8("".join(line + "\n" for line in lines + accounts))
+    if accounts or not all(v.ok for v in verdicts):
         sys.exit(1)
+
+
+INSECURE_HELP = ("Allow a plain http:// federation address (the token then crosses the network "
+                 "unencrypted: a closed network only); default LISTOK_FEDERATION_INSECURE.")
+
+
+def _warn_insecure(url: str, insecure: bool) -> None:
+    if insecure and url.strip().lower().startswith("http://"):
+        click.echo(f"listok: warning: --insecure: the venue's token goes unencrypted to {url.strip()}", err=True)
 
 
 @listok.command("push")
@@ -307,10 +321,14 @@ def verify(tournament_id: int | None) -> None:
               help="The federation server (https://…); default LISTOK_FEDERATION_URL.")
 @click.option("--token", metavar="T", envvar="LISTOK_FEDERATION_TOKEN", required=True,
               help="The venue's token from the federation; default LISTOK_FEDERATION_TOKEN.")
+@click.option("--insecure", is_flag=True, envvar="LISTOK_FEDERATION_INSECURE",
+              help=INSECURE_HELP)
 @_guarded
-def push(tournament_id: int, url: str, token: str) -> None:
+def push(tournament_id: int, url: str, token: str, insecure: bool) -> None:
     """Send finished tournament ID (the file, its hash chain and published heads) to the
-    federation. Exit 0 when taken, 2 when refused or already there (the federation's reason)."""
+    federation. Exit 0 when taken, 2 when refused or already there (the federation's reason).
+    The token goes to an https:// address only and never follows a redirect."""
+    _warn_insecure(url, insecure)
     with _server_app():
         from .extensions import db
         from .models import Tournament
@@ -319,7 +337,7 @@ def push(tournament_id: int, url: str, token: str) -> None:
         t = db.session.get(Tournament, tournament_id)
         if t is None:
             raise BadInput(f"no tournament with id {tournament_id}")
-        result = push_tournament(t, url, token, "listok push")
+        result = push_tournament(t, url, token, "listok push", insecure=insecure)
         db.session.commit()
     message = _one_line(result.answer.get("message", ""))
     if result.status != 201:
@@ -337,17 +355,22 @@ def push(tournament_id: int, url: str, token: str) -> None:
               help="The venue's token; default LISTOK_FEDERATION_TOKEN.")
 @click.option("--file", "path", metavar="FILE", default=None,
               help="Load this season file (from the federation) instead of downloading.")
+@click.option("--insecure", is_flag=True, envvar="LISTOK_FEDERATION_INSECURE",
+              help=INSECURE_HELP)
 @_guarded
-def season_download(url: str, season_id: int, token: str, path: str | None) -> None:
-    """Download a season (roster, guest counts, cards) for the registration checks at the venue."""
+def season_download(url: str, season_id: int, token: str, path: str | None, insecure: bool) -> None:
+    """Download a season (roster, guest counts, cards) for the registration checks at the venue.
+    The token goes to an https:// address only and never follows a redirect."""
     if not path and not (url and token and season_id):
         raise BadInput("give --from, --season and --token (or LISTOK_FEDERATION_URL/_TOKEN), or --file")
+    if not path:
+        _warn_insecure(url, insecure)
     with _server_app():
         from .extensions import db
         from .services.venue_season import import_season
         from .views.operator.federation import fetch_season
 
-        data = open(path, "rb").read() if path else fetch_season(url, season_id, token)
+        data = open(path, "rb").read() if path else fetch_season(url, season_id, token, insecure=insecure)
         copy = import_season(data, "listok season-download")
         db.session.commit()
         click.echo(f"season '{copy.name}': {len(copy.document['players'])} players, "

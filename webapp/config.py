@@ -138,6 +138,8 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     # a venue server's federation: where `listok push` and the hub's button send finished tournaments
     values["LISTOK_FEDERATION_URL"] = os.environ.get("LISTOK_FEDERATION_URL", "").strip()
     values["LISTOK_FEDERATION_TOKEN"] = os.environ.get("LISTOK_FEDERATION_TOKEN", "").strip()
+    # the token goes to https:// only, unless the venue says plain http:// is acceptable (a closed network)
+    values["LISTOK_FEDERATION_INSECURE"] = os.environ.get("LISTOK_FEDERATION_INSECURE", "").strip() in ("1", "true", "yes")
     # issue 8.2: the winner's phone's head start (seconds after the last own-phone signature of a draft
     # everybody signed) before any phone of the table may send that sheet (docs/SYNC.md)
     send_after = os.environ.get("LISTOK_DRAFT_SEND_AFTER", "").strip()

@@ -46,12 +46,16 @@ def build_app(config: dict | None = None) -> Flask:
     errors.init_app(app)
 
     from . import models
+    from .services import accounts
+
+    accounts.init()
 
     @login_manager.user_loader
     def load_user(session_token: str):
-        # the session token, not the id (User.get_id): a signed-out or deactivated user's cookies load nobody
+        # the session token, not the id (User.get_id): a signed-out or deactivated user's cookies load nobody,
+        # nor does a row changed outside the app (another session's token written into an admin's row)
         user = db.session.scalar(select(models.User).where(models.User.session_token == session_token))
-        return user if user is not None and user.active else None
+        return user if user is not None and user.active and accounts.intact(user) else None
 
     from .views import admin, auth, operator, public, referee, table
 

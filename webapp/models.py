@@ -49,6 +49,13 @@ class User(UserMixin, db.Model):
     # federation; neither set: the server's own admin (or an account of a single-venue server)
     venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
     federation_id: Mapped[int | None] = mapped_column(ForeignKey("federation.id"), index=True)
+    # HMAC with a key derived from the server's secret key over the columns above that decide who signs
+    # in as what (services/accounts.py): a row written outside the app does not match it
+    account_mac: Mapped[str | None] = mapped_column(String(64))
+    created_by: Mapped[str] = mapped_column(String(120), default="", server_default="")  # the admin, or the CLI
+    # the owner lifted the lock on sign-ins from unknown devices (services/login_throttle.py): failures before it
+    # no longer count
+    signin_unlocked_at: Mapped[datetime | None]
 
     def get_id(self) -> str:
         return self.session_token
@@ -79,6 +86,7 @@ class Assignment(db.Model):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"), primary_key=True,
                                                index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_by: Mapped[str] = mapped_column(String(120), default="", server_default="")  # who assigned the account
 
 
 class Official(db.Model):
@@ -108,6 +116,7 @@ class LoginAttempt(db.Model):
     username: Mapped[str] = mapped_column(String(80), index=True)
     address: Mapped[str] = mapped_column(String(64), index=True)
     outcome: Mapped[str] = mapped_column(String(10), default="pending")  # pending | failed | ok
+    device: Mapped[str | None] = mapped_column(String(32))  # the account's trusted device it came from, if any
 
 
 class Tournament(db.Model):

@@ -72,7 +72,7 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
             raise click.BadParameter(f"no tournament {missing[0]}", param_hint="--tournament")
         if role == "federation" and not federation_code:
             raise click.BadParameter("federation staff need --federation CODE", param_hint="--federation")
-        user = User(username=username, role=role, display_name=display_name)
+        user = User(username=username, role=role, display_name=display_name, created_by="listok create-user")
         if federation_code:
             fed = db.session.scalar(select(Federation).where(Federation.code == federation_code))
             if fed is None:

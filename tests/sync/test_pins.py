@@ -99,15 +99,18 @@ def test_verifiers_differ_per_tournament_and_start_number(app, tid):
         assert db.session.get(Tournament, tid).pin_salt != db.session.get(Tournament, other).pin_salt
 
 
-def test_an_old_scrypt_hash_still_verifies_and_the_next_issue_replaces_it(app, tid):
+@pytest.mark.parametrize("method", ["scrypt:16384:8:1", "pbkdf2:sha256:1000"])
+def test_a_werkzeug_hash_written_into_the_database_is_no_pin(app, tid, method):
+    """Anyone can make a werkzeug hash without the server's key: written into a player's row it
+    verifies no PIN, not even the one it was made from (docs/SECURITY.md); a new issue works."""
     with app.app_context():
         t = db.session.get(Tournament, tid)
         p = player(tid, 3)
-        p.pin_hash = generate_password_hash("2468", method="scrypt:16384:8:1")
+        p.pin_hash = generate_password_hash("2468", method=method)
         db.session.commit()
-        with pytest.raises(pins.PinError):
-            pins.check_pin(t, p, "1357")
-        pins.check_pin(t, p, "2468")
+        with pytest.raises(pins.PinError) as refused:
+            pins.check_pin(t, p, "2468")
+        assert refused.value.code == "wrong-pin"
         pins.issue_pin(p, "2468", actor="desk")
         db.session.commit()
         assert p.pin_hash.startswith("hmac-sha256$")
@@ -715,3 +718,70 @@ def test_the_pin_pages_warn_before_a_pin_is_issued_during_a_round(app, op, tid):
     slips = op.get(f"/operator/t/{tid}/pins").get_data(as_text=True)
     assert "Round 1 is being played: the next sheet signed in this round with a PIN issued now goes to the referee." \
         in slips
+
+
+def test_wrong_pins_sheets_and_own_phone_signatures_of_one_table_never_deadlock(app, tid, table1, monkeypatch):
+    """Lock order, tournament then players, on every path: 20 bursts, each of 8 wrong PINs on
+    POST /api/v1/pin for one player, 3 sheets of the same table (the same sums, new keys: each
+    takes the tournament, then the players) and 2 own-phone signatures (which chain, so take the
+    tournament) at once. No answer is a 5xx, at most 5 wrong PINs are evaluated per burst (one
+    15-minute window), and every wrong PIN evaluated is a stored attempt: none was compared and
+    then rolled back."""
+    from tests.helpers import signed_submission
+    from webapp.services.tokens import table_token
+
+    issued, players = table1
+    target, signer = players[0], players[1]
+    body = signed_submission(app, tid, 1, 1, [1450, 1000, 550], issued)
+    with app.app_context():
+        token = table_token(tid, 1, 1)
+    client = app.test_client()
+    assert client.post("/api/v1/sheets", json=body).status_code == 200
+    draft = {"token": token, "content": body["content"], "content_hash": body["content_hash"]}
+    assert client.post("/api/v1/drafts", json=draft).status_code == 200
+    wrong = "0000" if issued[target] != "0000" else "1111"
+    seen, real, lock = [], pins.pin_matches, threading.Lock()
+
+    def recorded(stored, key, tid_, start_no, given):
+        time.sleep(0.003)  # widen the window a deadlock needs
+        matched = real(stored, key, tid_, start_no, given)
+        with lock:
+            seen.append((start_no, matched))
+        return matched
+
+    monkeypatch.setattr(pins, "pin_matches", recorded)
+    jobs = ([("/api/v1/pin", {"token": token, "start_no": target, "pin": wrong})] * 8
+            + [("/api/v1/sheets", None)] * 3
+            + [("/api/v1/signatures", {"token": token, "start_no": signer, "pin": issued[signer],
+                                       "content_hash": body["content_hash"], "drawing": "M 1 1 L 2 2",
+                                       "signed_at": "2026-03-14T10:51:02Z"})] * 2)
+    for _burst_no in range(20):
+        with app.app_context():
+            p = player(tid, target)
+            db.session.execute(delete(PinAttempt).where(PinAttempt.player_id == p.id))
+            p.pin_locked_until, p.pin_failures = None, 0
+            db.session.commit()
+        seen.clear()
+        go, statuses = threading.Barrier(len(jobs)), []
+
+        def run(url, data):
+            c = app.test_client()
+            if data is None:
+                data = {**body, "idempotency_key": str(__import__("uuid").uuid4())}
+            go.wait()
+            r = c.post(url, json=data)
+            with lock:
+                statuses.append((url, r.status_code))
+
+        threads = [threading.Thread(target=run, args=job) for job in jobs]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert len(statuses) == len(jobs) and not [s for s in statuses if s[1] >= 500], statuses
+        evaluated = sum(1 for s, matched in seen if s == target and not matched)
+        assert evaluated <= 5
+        with app.app_context():
+            stored = db.session.scalar(select(db.func.count()).select_from(PinAttempt)
+                                       .where(PinAttempt.player_id == player(tid, target).id))
+        assert stored == evaluated, (stored, evaluated, statuses)

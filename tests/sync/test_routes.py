@@ -137,7 +137,7 @@ def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
         # their tables (sheets.submit_together): on PostgreSQL a statement's snapshot predates its lock wait
         assert len(alone) == 1, statements
         assert statements.index(alone[0]) < statements.index(tables[0])
-        assert ("FOR UPDATE" in alone[0]) == (not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"))
+        assert ("FOR NO KEY UPDATE" in alone[0]) == (not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"))
         loaded.clear()
         with sql_statements(app) as statements:
             state = client.get(f"/api/v1/table?token={body['token']}")

@@ -423,14 +423,18 @@ def test_listok_push_and_the_hub_button_over_http(fed_app, venue_app, federation
             tids.append(import_tournament(exchange.dump(rt), f"{rt.name}.json", "venue").id)
         db.session.commit()
     runner = venue_app.test_cli_runner()
-    first = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", token])
+    first = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", token,
+                                "--insecure"])
     assert first.exit_code == 0, first.output
     assert "received 'SEM 1' into season" in first.output and "the chain holds" in first.output
-    second = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", token])
+    second = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", token,
+                                 "--insecure"])
     assert second.exit_code == 2 and "409" in second.output and "is here already" in second.output
-    bad = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", "wrong"])
+    bad = runner.invoke(args=["listok", "push", str(tids[0]), "--to", federation_http, "--token", "wrong",
+                              "--insecure"])
     assert bad.exit_code == 2 and "401" in bad.output
-    venue_app.config.update(LISTOK_FEDERATION_URL=federation_http, LISTOK_FEDERATION_TOKEN=token)
+    venue_app.config.update(LISTOK_FEDERATION_URL=federation_http, LISTOK_FEDERATION_TOKEN=token,
+                            LISTOK_FEDERATION_INSECURE=True)
     make_user(venue_app, "op", role="operator")
     op = venue_app.test_client()
     login(op, "op")
@@ -639,3 +643,102 @@ def _cells(html: str, cols: tuple) -> list[tuple]:
         if cells:
             out.append(tuple(cells[c] for c in cols))
     return out
+
+
+class _Recorder:
+    """A local HTTP server that records every request (path, method, headers) and answers each with
+    `answer(path)` = (status, headers, body)."""
+
+    def __init__(self, answer):
+        import http.server
+        import threading
+
+        self.requests = []
+        recorder = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _any(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                recorder.requests.append((self.command, self.path, dict(self.headers)))
+                status, headers, body = answer(self.path)
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _any
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+def _finished_venue_tournament(venue_app) -> int:
+    from webapp.extensions import db
+    from webapp.services.tournament_file import import_tournament
+
+    with venue_app.app_context():
+        t = import_tournament((DATA / "sem27_poprad.json").read_text(encoding="utf-8"), "sem27.json", "venue")
+        db.session.commit()
+        assert t.status == "finished"
+        return t.id
+
+
+def test_the_venue_token_follows_no_redirect_and_needs_https(venue_app):
+    """`listok push`, `listok season-download` and the hub's buttons send the venue's token to the
+    configured federation only: a redirect (to another host, a POST that would become a GET) is
+    refused and nothing reaches its target; a plain http:// address is refused unless --insecure
+    (LISTOK_FEDERATION_INSECURE) says so, and the CLI then warns."""
+    elsewhere = _Recorder(lambda path: (200, {"Content-Type": "application/json"}, b'{"message": "thanks"}'))
+    federation = _Recorder(lambda path: (302, {"Location": elsewhere.url + path}, b""))
+    try:
+        tid = _finished_venue_tournament(venue_app)
+        runner = venue_app.test_cli_runner()
+        token = "lv_the-venues-secret-token"
+        push = ["listok", "push", str(tid), "--to", federation.url, "--token", token]
+        download = ["listok", "season-download", "--from", federation.url, "--season", "1", "--token", token]
+        for args in (push, download):
+            plain = runner.invoke(args=args)
+            # the CLI speaks the server's language (Slovak here): the address and the option are in any
+            assert plain.exit_code == 2 and federation.url in plain.output and "--insecure" in plain.output
+        assert federation.requests == []
+        for args in (push, download):
+            moved = runner.invoke(args=args + ["--insecure"])
+            assert moved.exit_code == 2, moved.output
+            assert "warning: --insecure: the venue's token goes unencrypted" in moved.output
+            assert elsewhere.url + "/federation/api/" in moved.output  # the redirect's target, named
+        assert [(m, p.split("/")[-1]) for m, p, _h in federation.requests] == [("POST", "tournaments"),
+                                                                               ("GET", "download")]
+        assert all(h["Authorization"] == f"Bearer {token}" for _m, _p, h in federation.requests)
+        assert elsewhere.requests == []  # the token never left for the other host
+        # the hub's buttons: the same two refusals
+        make_user(venue_app, "op", role="operator")
+        op = venue_app.test_client()
+        login(op, "op")
+        op.set_cookie("lang", "en")
+        venue_app.config.update(LISTOK_FEDERATION_URL=federation.url, LISTOK_FEDERATION_TOKEN=token)
+        assert "plain http://" in text(op.post(f"/operator/t/{tid}/push", follow_redirects=True))
+        assert "plain http://" in text(op.post("/operator/season/download", data={"season": "1"},
+                                               follow_redirects=True))
+        venue_app.config.update(LISTOK_FEDERATION_INSECURE=True)
+        assert "answered with a redirect" in text(op.post(f"/operator/t/{tid}/push", follow_redirects=True))
+        assert "answered with a redirect" in text(op.post("/operator/season/download", data={"season": "1"},
+                                                          follow_redirects=True))
+        assert elsewhere.requests == [] and len(federation.requests) == 4
+        bad = runner.invoke(args=["listok", "push", str(tid), "--to", "ftp://fed.example", "--token", token])
+        assert bad.exit_code == 2 and "ftp://fed.example" in bad.output and "https://" in bad.output
+    finally:
+        federation.close()
+        elsewhere.close()

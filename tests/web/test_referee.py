@@ -217,9 +217,10 @@ def test_approving_a_correction_makes_it_count_and_marks_it_red(app, ref, field)
     assert c.resolved_at is not None
     assert tournament_version(app, tid) > v0  # cached standings are rendered again
     actions = audit_actions(app)
-    assert actions[-2:] == ["sheet.accept", "case.approve"]
+    assert actions[-3:] == ["sheet.accept", "case.approve", "case.decider"]  # the decision, then who decided
     with app.app_context():
-        entry = db.session.scalars(select(AuditEntry).order_by(AuditEntry.id.desc())).first()
+        entry = db.session.scalars(select(AuditEntry).where(AuditEntry.action == "case.approve")
+                                   .order_by(AuditEntry.id.desc())).first()
         assert entry.actor == "Referee" and entry.payload["case"] == cid
         assert entry.payload["old_sums"] == ["14.50", "10.00", "5.50"]
         assert verify_audit_chain() is None
@@ -284,7 +285,7 @@ def test_rejecting_needs_a_reason_and_keeps_the_counted_version(app, ref, field)
                                          (2, "rejected", ["14.50", "6.00", "9.50"])]
     c = case_row(app, cid)
     assert (c.status, c.resolution_note) == ("rejected", "hráč č. 2 nesúhlasí")
-    assert audit_actions(app)[-2:] == ["sheet.reject", "case.reject"]
+    assert audit_actions(app)[-3:] == ["sheet.reject", "case.reject", "case.decider"]
     # nothing marked red: the first version still counts
     with app.app_context():
         from webapp.services.results import correction_marks, load_tournament
@@ -401,7 +402,8 @@ def test_dispute_page_shows_both_sheets_and_the_chosen_one_counts(app, ref, fiel
     assert table_sheets(app, tid, 3) == [(1, "rejected", ["10.00", "10.00", "10.00"]),
                                          (2, "accepted", ["12.00", "9.00", "9.00"])]
     with app.app_context():
-        entry = db.session.scalars(select(AuditEntry).order_by(AuditEntry.id.desc())).first()
+        entry = db.session.scalars(select(AuditEntry).where(AuditEntry.action != "case.decider")
+                                   .order_by(AuditEntry.id.desc())).first()
         assert entry.action == "case.approve" and entry.payload["chosen"] == c.sheet_id
 
 
@@ -571,3 +573,55 @@ def test_a_signature_given_on_a_players_own_phone_is_marked_on_the_case_page(app
     own_row = re.search(rf'<li data-start-no="{own}">(.*?)</li>', page, re.S).group(1)
     assert "on own phone" in own_row and '<path d="M 1 1 L 30 9"' in own_row
     assert page.count("on own phone") == 1
+
+
+def test_a_referee_account_an_admin_makes_during_the_tournament_is_shown_on_its_decisions(app, ref, field):
+    """Only a referee decides, and an admin cannot (403); but an admin creates accounts. An
+    account the admin creates and assigns after round 1 was published, then decides with, is
+    named on the case ("decided by … an account created by Admin at …, during this tournament"),
+    in the chain, and in the queue of the tournament's other referees."""
+    tid, pins = field
+    cid = negative_case(app, tid, pins)
+    make_user(app, "boss", role="admin")
+    admin = app.test_client()
+    login(admin, "boss")
+    admin.set_cookie("lang", "en")
+    assert admin.post(f"/referee/case/{cid}/approve", data={}).status_code == 403
+    r = admin.post("/admin/users", data={"username": "helper", "display_name": "Helper", "role": "referee",
+                                         "password": "helper-pass-1"})
+    assert r.status_code == 302
+    uid = int(r.headers["Location"].rstrip("/").split("/")[-1])
+    assert admin.post(f"/admin/user/{uid}/tournaments", data={"tournament": [str(tid)]}).status_code == 302
+    queue = text(ref.get("/referee/"))
+    assert "Referee accounts new in the tournament" in queue
+    assert re.search(r"Helper \(account helper\), an account created by Boss at [\d.]+ \d\d:\d\d; assigned to the "
+                     r"tournament by Boss at [\d.]+ \d\d:\d\d <span class=\"badge warn\">during this tournament", queue), queue
+    helper = app.test_client()
+    login(helper, "helper", "helper-pass-1")
+    helper.set_cookie("lang", "en")
+    assert helper.post(f"/referee/case/{cid}/approve", data={}).status_code == 302
+    page = text(ref.get(f"/referee/case/{cid}"))
+    assert re.search(r"Approved by Helper at \d\d:\d\d\..*Decided by <span class=\"referee-provenance\">Helper "
+                     r"\(account helper\), an account created by Boss at .*during this tournament", page, re.S), page
+    with app.app_context():
+        entry = db.session.scalar(select(AuditEntry).where(AuditEntry.action == "case.decider"))
+        assert (entry.payload["case"], entry.payload["created_by"], entry.payload["assigned_by"],
+                entry.payload["during"]) == (cid, "Boss", "Boss", True)
+        assert verify_audit_chain() is None
+
+
+def test_a_referee_from_before_the_tournament_is_not_flagged(app, ref, field):
+    """The fixture's referee was made before round 1: its decision says who it is, without the
+    "during this tournament" mark, and the queue lists no new referee account."""
+    tid, pins = field
+    cid = negative_case(app, tid, pins)
+    assert "Referee accounts new in the tournament" not in text(ref.get("/referee/"))
+    with app.app_context():  # the fixture made the account before the tournament started
+        db.session.execute(update(Round).where(Round.tournament_id == tid)
+                           .values(published_at=utcnow() + timedelta(minutes=1)))
+        db.session.commit()
+    r = ref.post(f"/referee/case/{cid}/approve", data={})
+    assert r.status_code == 302 and r.headers["Location"].endswith("/referee/"), r.headers["Location"]
+    page = text(ref.get(f"/referee/case/{cid}"))
+    assert "Decided by <span class=\"referee-provenance\">Referee (account referee), an account created" in page
+    assert "during this tournament" not in page

@@ -38,7 +38,7 @@ PUBLIC = {
     "auth.login": "the sign-in page",
     "public.healthz": "a reverse proxy's health check, touches no data",
 }
-SELF = {"auth.logout", "auth.change_password"}  # one's own session and password: any signed-in role
+SELF = {"auth.logout", "auth.change_password", "auth.unlock_signin"}  # one's own session, password, sign-in lock
 OPERATOR_DESK = {"operator.index", "operator.create_tournament", "operator.import_file",  # no tournament in the path
                  "operator.season_copy", "operator.season_copy_import", "operator.season_download"}
 ADMIN_OWN_VENUE = {"admin.users", "admin.create_user"}  # a venue's admin: the venue's accounts, no other's

@@ -656,6 +656,33 @@ def test_small_clubs_do_not_nominate_and_frozen_after_draw(app, op):
     assert r.status_code == 422 and "nominations are frozen" in text(r)
 
 
+def test_sem_b3_substitutes_from_a_new_club_leave_the_nominations_page_working(app, op, client):
+    """SEM-B3: a substitute who joins after the draw is never nominated. A club that only
+    substitutes brought in is not listed, and a substitute does not change a club's count;
+    the page used to fail on the new club."""
+    from webapp.services import discipline
+    tid = club_tournament(app, big=13, small=5)
+    with app.app_context():
+        t = tournament(app, tid)
+        r1 = rounds.draw_round(t, "test")
+        rounds.publish_round(t, r1, "test", t.version)
+        db.session.commit()
+        t = tournament(app, tid)
+        discipline.add_substitute(t, "Košice 1", "MK Košice", 4, None, "test", t.version)
+        discipline.add_substitute(t, "Poprad 14", "MK Poprad", 5, None, "test", t.version)
+        db.session.commit()
+    r = op.get(f"/operator/t/{tid}/nominations")
+    html = text(r)
+    assert r.status_code == 200 and "MK Košice" not in html and "Košice 1" not in html
+    assert "Poprad 14" not in html and html.count('name="nominated"') == 13
+    with app.app_context():
+        clubs = {c.club: c for c in svc.club_nominations(tournament(app, tid))}
+        assert set(clubs) == {"MK Poprad", "MK Nitra"}
+        assert clubs["MK Poprad"].required and len(clubs["MK Poprad"].members) == 13
+    r = client.get(f"/t/{tid}/nominations")
+    assert r.status_code == 200 and "Poprad 10" in text(r)
+
+
 def test_public_nominations_published_with_round_1(app, client):
     tid = club_tournament(app, big=13, small=5)
     r = client.get(f"/t/{tid}/nominations")

@@ -56,21 +56,21 @@ def visible_tournaments(user):
     return query
 
 
-def assign(user: User, tournament_id: int) -> None:
+def assign(user: User, tournament_id: int, actor: str = "") -> None:
     """Only to a tournament of the user's own venue: another venue's is skipped."""
     t = db.session.get(Tournament, tournament_id)
     if t is None or t.venue_id != user.venue_id:
         return
     if db.session.get(Assignment, (user.id, tournament_id)) is None:
-        db.session.add(Assignment(user_id=user.id, tournament_id=tournament_id))
+        db.session.add(Assignment(user_id=user.id, tournament_id=tournament_id, created_by=actor[:120]))
 
 
-def set_assignments(user: User, tournament_ids_: set[int]) -> None:
-    """Exactly these tournaments for `user` (the admin's check boxes)."""
+def set_assignments(user: User, tournament_ids_: set[int], actor: str = "") -> None:
+    """Exactly these tournaments for `user` (the admin's check boxes); `actor` is recorded on the new ones."""
     db.session.execute(delete(Assignment).where(Assignment.user_id == user.id,
                                                 Assignment.tournament_id.not_in(tournament_ids_)))
     for tid in sorted(tournament_ids_):
-        assign(user, tid)
+        assign(user, tid, actor)
 
 
 def move_to_venue(user: User, venue_id: int | None) -> None:

@@ -537,6 +537,7 @@ def report_discrepancy(t: Tournament, start_no, table, round_no, text: str,
             raise ServiceError(_("Enter your PIN."), field="pin")
         if len(pin) > MAX_PIN_CHARS:
             raise ServiceError(_("A PIN is 4 to 6 digits."), field="pin")
+        pin_service.lock_tournament(t.id)  # before the player's row, as a sheet does: the report chains
         pin_service.check_pin(t, player, pin, now)
         if reports_sent(t, round_no, start_no) >= MAX_REPORTS:
             raise ServiceError(_("Start number %(s)d has already sent %(n)d reports for round %(r)d: "

@@ -183,7 +183,7 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
     else:
         q = select(Tournament.chain_seq, Tournament.chain_head).where(Tournament.id == tid)
         if _is_pg():
-            q = q.with_for_update()
+            q = q.with_for_update(key_share=True)
         row = session.execute(q).one_or_none()
         if row is None:
             raise ValueError(f"no tournament {tid} for the chain entry {kind}")

@@ -3,15 +3,17 @@
 A PIN is stored as a keyed verifier, HMAC-SHA256 of the tournament, the start
 number and the PIN under a key derived from the server's secret key and the
 tournament's salt: a copy of the database alone reveals no PIN (4 digits are
-10,000 tries, but each needs the key), and a check costs microseconds. Older
-databases hold scrypt/pbkdf2 hashes; they still verify and are replaced on the
-next issue.
+10,000 tries, but each needs the key), and a check costs microseconds. Nothing
+else is a PIN: a werkzeug hash (scrypt/pbkdf2, which anyone can make without
+the key) never verifies, and the upgrade clears those of older databases.
 
 Four or six digits are few, so the protection on the server is the lockout
 (docs/SYNC.md): every PIN is evaluated under the player's row lock, held
 until its wrong attempt is stored in `pin_attempt`, so at most 5 wrong PINs
 are evaluated per player in any 15 minutes; the 5th locks the player for 15 minutes, right
-PIN or not.
+PIN or not. Locks are taken in one order on every path, the tournament's row before the
+players' (`lock_tournament`), so no PIN check is ever a deadlock's victim after its PIN
+was compared.
 
 Like every service this changes the caller's session and leaves the commit to
 the caller — with one deliberate exception for the caller to honour: a wrong
@@ -28,7 +30,6 @@ from datetime import datetime, timedelta
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, case, delete, func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
-from werkzeug.security import check_password_hash
 
 from ..extensions import db
 from ..models import PinAttempt, Player, Round, Tournament, set_loaded, utcnow
@@ -41,7 +42,6 @@ WINDOW = LOCK_TIME  # wrong PINs count for this long
 RANDOM_DIGITS = 4
 CHOSEN_LENGTHS = range(4, 7)
 VERIFIER = "hmac-sha256$"
-LEGACY = ("scrypt:", "pbkdf2:")  # werkzeug hashes of databases made before keyed verifiers
 
 
 class PinError(ServiceError):
@@ -95,11 +95,7 @@ def verifier(key: bytes, tid: int, start_no: int, pin: str) -> str:
 def pin_matches(stored: str, key: bytes, tid: int, start_no: int, pin: str) -> bool:
     """Evaluate one PIN against what is stored. The only place a PIN is compared
     (tests count evaluations by wrapping it)."""
-    if stored.startswith(VERIFIER):
-        return hmac.compare_digest(stored, verifier(key, tid, start_no, pin))
-    if stored.startswith(LEGACY):
-        return check_password_hash(stored, pin)
-    return False
+    return stored.startswith(VERIFIER) and hmac.compare_digest(stored, verifier(key, tid, start_no, pin))
 
 
 def pin_proof(tid: int, start_no: int, content_hash: str, pin_hash: str) -> str:
@@ -161,6 +157,7 @@ def issue_pin(player: Player, pin: str | None = None, actor: str = "") -> str:
             raise ServiceError(_("A PIN is 4 to 6 digits."), field="pin")
         chosen = True
     tid = player.tournament_id
+    lock_tournament(tid)
     now = utcnow()
     had = player.pin_hash is not None
     _set_pin(player, verifier(pepper(tid, tournament_salt(tid)), tid, player.start_no, pin), actor, now)
@@ -173,6 +170,7 @@ def issue_pin(player: Player, pin: str | None = None, actor: str = "") -> str:
 
 def reset_pin(player: Player, actor: str) -> None:
     """A referee or operator clears the PIN and any lockout; the player needs a new slip."""
+    lock_tournament(player.tournament_id)
     had = player.pin_hash is not None
     _set_pin(player, None, actor, utcnow())
     r = playing_round(player.tournament_id)
@@ -190,6 +188,7 @@ def issue_missing_pins(t: Tournament, start_nos, actor: str) -> list[tuple[Playe
     Each row is written only if it still has no PIN, so two desks printing at once
     never hand out two slips for one player (the second skips them)."""
     wanted = {int(s) for s in start_nos}
+    lock_tournament(t.id)
     key = pepper(t.id, tournament_salt(t.id))
     now = utcnow()
     issued = []
@@ -234,6 +233,18 @@ def issue_missing_pins_in_batches(t: Tournament, start_nos, actor: str, batch: i
 
 
 # --------------------------------------------------------------------------- checking
+
+
+_LOCK_TOURNAMENT = select(Tournament.id).where(Tournament.id == bindparam("tid")).with_for_update(key_share=True)
+
+
+def lock_tournament(tid: int) -> None:
+    """The tournament's row, locked until commit (PostgreSQL), taken before any player's row.
+    Every path that writes players' PIN rows and the chain takes them in this order, as a phone
+    sheet does (tournament, then players), so none of them deadlocks with a sheet. SQLite has one
+    write lock, nothing to order."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(_LOCK_TOURNAMENT, {"tid": tid})
 
 
 def locked_until(player: Player, now: datetime | None = None) -> datetime | None:
@@ -282,7 +293,7 @@ def taken(tid: int, loaded: list, start_nos) -> tuple[dict[int, Player], dict[in
 
 
 def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = None,
-              proof: tuple[str, str] | None = None) -> None:
+              proof: tuple[str, str] | None = None, chain_later: list | None = None) -> None:
     """Nothing if `pin` is the player's PIN (or `proof` = (content_hash, proof)
     is a valid `pin_proof` for the current PIN) and the player is not locked;
     else PinError with the attempts left, or PinLocked (also for the right PIN
@@ -299,19 +310,22 @@ def check_pin(t: Tournament, player: Player, pin: str, now: datetime | None = No
        else the attempt is kept, and the 5th in 15 minutes locks the player
        for 15 minutes from now.
     """
-    error = check_pins(t, [(player, pin, proof)], now)[0]
+    error = check_pins(t, [(player, pin, proof)], now, chain_later=chain_later)[0]
     if error is not None:
         raise error
 
 
 def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | None]],
-               now: datetime | None = None, held: dict[int, str | None] | None = None) -> list[PinError | None]:
+               now: datetime | None = None, held: dict[int, str | None] | None = None,
+               chain_later: list | None = None) -> list[PinError | None]:
     """`check_pin` for several different players at once (a sheet's signatures:
     (player, pin, proof) each), the same rule step by step for each, but every
     step one statement for all of them: a sheet of three right PINs costs 2
     statements. Returns each check's PinError (PinLocked), or None
     for a right PIN, in the order given. `held`: step 1 done already, at `now`, by
-    hold_players for these players."""
+    hold_players for these players. `chain_later`: a list that gets the `audit` arguments of
+    the lockouts instead of chaining them now, for a caller that has not locked the
+    tournament (`lock_tournament`) and commits the attempts first."""
     now = now or utcnow()
     players = [p for p, _pin, _proof in checks]
     if len({p.id for p in players}) != len(players):
@@ -379,8 +393,12 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
         for attr, value in values.items():
             set_loaded(player, attr, value)
         if failures >= MAX_FAILURES:
-            audit("pin.locked", "phone", {"start_no": player.start_no,
-                                          "until": values["pin_locked_until"].isoformat()}, t.id)
+            entry = ("pin.locked", "phone", {"start_no": player.start_no,
+                                             "until": values["pin_locked_until"].isoformat()}, t.id)
+            if chain_later is None:
+                audit(*entry)
+            else:
+                chain_later.append(entry)
             out[i] = _locked(player, values["pin_locked_until"])
         else:
             out[i] = PinError(_("Wrong PIN for start number %(s)d.", s=player.start_no), player.start_no,

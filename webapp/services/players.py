@@ -626,19 +626,22 @@ class ClubNominations:
 
 
 def club_nominations(t: Tournament) -> list[ClubNominations]:
-    """Every club with a present player, with what the engine will do at the draw of round 1."""
+    """Every club with a player who may be seated in round 1, with what the engine will do at
+    its draw. A substitute who joins later is never nominated (SEM-B3), so a club that only
+    substitutes brought in is not listed, and substitutes do not change a club's duty."""
     rt = rules_tournament(t, upto=0)
     unflagged = replace(rt, players=[replace(p, nominated=False) for p in rt.players])
     auto = nominations(unflagged)
+    at_draw = eligible_field(rt, 1)
     by_no = {p.start_no: p for p in t.players}
     clubs: dict[str, list[Player]] = {}
     for rp in rt.players:
-        if rp.present and rp.club_key is not None:
+        if rp.start_no in at_draw and rp.club_key in auto:
             clubs.setdefault(rp.club_key, []).append(by_no[rp.start_no])
     out = []
     for club in sorted(clubs, key=fold):
         members = sorted(clubs[club], key=lambda p: p.start_no)
-        out.append(ClubNominations(club, members, len(members) > NOMINATE_ABOVE,
+        out.append(ClubNominations(club, members, auto[club].required,
                                    {p.start_no for p in members if p.nominated}, auto[club].players))
     return out
 

@@ -31,8 +31,8 @@ from ..sync import protocol
 from . import chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump, bumped, quiet_bump
 from .engine import rules_table
-from .pins import (HOLD, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, pin_proof,
-                   round_started, taken)
+from .pins import (HOLD, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, lock_tournament,
+                   pin_proof, round_started, taken)
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -144,7 +144,9 @@ def read_token(token: str) -> tuple[int, int, int]:
 
 # built once: the hot path's statements (a phone sheet, a poll) with their cache keys made once too
 _TOURNAMENT = select(Tournament).where(Tournament.id == bindparam("tid"))
-_TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update().execution_options(populate_existing=True)
+# FOR NO KEY UPDATE: writers of one tournament take turns, while a row that references it (a player's row
+# updated twice in one PIN check, a chain entry) is not held up by its key check (services/pins.py)
+_TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update(key_share=True).execution_options(populate_existing=True)
 _LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
                 .limit(1).scalar_subquery())
 # the table's sheets in the same statement: a phone sheet and a poll need them (_same_sheet, shown_sheet)
@@ -542,7 +544,8 @@ def _locale(locale: str | None):
 
 
 _T, _R, _RT, _S, _P = (m.__table__ for m in (Tournament, Round, RoundTable, Sheet, Player))
-_TOURNAMENT_ROW_LOCKED = select(*_T.c).where(_T.c.id == bindparam("tid")).with_for_update()
+_TOURNAMENT_ROW_LOCKED = (select(*_T.c).where(_T.c.id == bindparam("tid"))
+                          .with_for_update(key_share=True))
 # a round's tables, whether a later round exists, and their sheets: a row per sheet (_ROUND_TABLE's, as rows)
 _TABLE_ROWS = (select(*_R.c, *_RT.c, _LATER_ROUND.label("later"), *_S.c)
                .select_from(_R.join(_RT, _RT.c.round_id == _R.c.id).outerjoin(_S, _S.c.table_id == _RT.c.id))
@@ -811,9 +814,16 @@ def check_table_pin(token: str, start_no: int, pin: str, content_hash: str | Non
     sends with the sheet, so the PIN is not hashed again then."""
     t, _r, tab = token_table(token)
     player = seated_player(t, tab, start_no)
+    lockouts = []
     try:
-        check_pin(t, player, pin)
+        check_pin(t, player, pin, chain_later=lockouts)
     except PinError as e:
+        if lockouts:
+            # this request holds the player's row and not the tournament's, which the chain takes and a
+            # sheet waiting for this player holds: the attempt and the lock are committed first
+            db.session.commit()
+            for entry in lockouts:
+                audit(*entry)
         raise pin_refusal(e) from e
     if content_hash is None:
         return Answer(200, {"status": "ok"})
@@ -993,6 +1003,7 @@ def sign_draft(g: protocol.OwnSignature) -> Answer:
     if draft is None:
         raise invalid("no-draft", _("These results are no longer waiting for signatures: the phone that keeps the "
                                     "sheet changed them. Open the table's page again."), field="content_hash")
+    lock_tournament(t.id)  # the chain's entry takes it: before the player's row, as a sheet does
     try:
         check_pin(t, player, g.pin)
     except PinError as e:

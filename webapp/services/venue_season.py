@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from datetime import date
@@ -178,7 +179,60 @@ class PushResult:
     answer: dict
 
 
-def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30) -> PushResult:
+# --------------------------------------------------------------------------- talking to the federation
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as what it is (an HTTPError with its Location), never followed:
+    urllib would send the venue's token on to the new host (and turn a POST into a GET)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def federation_target(url: str, path: str, insecure: bool = False) -> str:
+    """The federation's address + `path`, refused unless it is https:// (plain http:// only with
+    `insecure`): the venue's token travels with every request."""
+    base = (url or "").strip().rstrip("/")
+    scheme = urllib.parse.urlsplit(base).scheme.lower()
+    if scheme not in ("https", "http") or not urllib.parse.urlsplit(base).hostname:
+        raise ServiceError(_("The federation's address %(url)s is not a web address (https://…).", url=base))
+    if scheme == "http" and not insecure:
+        raise ServiceError(_("The federation's address %(url)s is plain http://: the venue's token would cross "
+                             "the network unencrypted. Use its https:// address, or allow http:// on a network "
+                             "you trust (listok --insecure, LISTOK_FEDERATION_INSECURE=1).", url=base))
+    return base if base.endswith(path) else base + path
+
+
+def federation_request(target: str, token: str, body: bytes | None = None,
+                       timeout: float = 30) -> tuple[int, bytes]:
+    """One request with the venue's token to `target` (from `federation_target`): the status and
+    body of the answer, whatever the status. A redirect is refused, not followed."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    req = urllib.request.Request(target, data=body, method="POST" if body is not None else "GET", headers=headers)
+    try:
+        with _OPENER.open(req, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        if 300 <= e.code < 400:
+            raise ServiceError(_("The federation at %(url)s answered with a redirect to %(location)s: the venue's "
+                                 "token is sent to the configured address only, so nothing was sent on. If you "
+                                 "trust the new address, set it as the federation's address.",
+                                 url=target, location=e.headers.get("Location", "?"))) from None
+        return e.code, e.read()
+    except (urllib.error.URLError, OSError) as e:
+        raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was sent. "
+                             "Try again when the venue is online, or export the file and send it.",
+                             url=target, why=getattr(e, "reason", e))) from None
+
+
+def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30,
+         insecure: bool = False) -> PushResult:
     """POST the finished tournament to the federation; the answer says whether it was taken
     (201), was there already (409) or was refused (4xx), with the federation's message."""
     if t.status != "finished":
@@ -186,21 +240,9 @@ def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30) -
     if not url or not token:
         raise ServiceError(_("The federation's address and the venue's token are not set "
                              "(LISTOK_FEDERATION_URL, LISTOK_FEDERATION_TOKEN)."))
-    target = url.rstrip("/")
-    if not target.endswith("/federation/api/tournaments"):
-        target += "/federation/api/tournaments"
+    target = federation_target(url, "/federation/api/tournaments", insecure)
     body = json.dumps(push_body(t), ensure_ascii=False).encode("utf-8")
-    req = urllib.request.Request(target, data=body, method="POST", headers={
-        "Content-Type": "application/json", "Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - the operator's configured URL
-            status, raw = r.status, r.read()
-    except urllib.error.HTTPError as e:
-        status, raw = e.code, e.read()
-    except (urllib.error.URLError, OSError) as e:
-        raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was sent. "
-                             "Try again when the venue is online, or export the file and send it.",
-                             url=target, why=getattr(e, "reason", e))) from None
+    status, raw = federation_request(target, token, body, timeout)
     try:
         answer = json.loads(raw or b"{}")
     except ValueError:

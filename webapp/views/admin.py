@@ -12,7 +12,7 @@ from wtforms.validators import DataRequired, Length, Regexp
 
 from ..extensions import db
 from ..models import ROLES, Assignment, Tournament, User, Venue
-from ..services import access
+from ..services import access, accounts, login_throttle
 from ..services.common import audit
 from .auth import MIN_PASSWORD, admin_required, end_sessions
 
@@ -98,7 +98,8 @@ def create_user():
             form.username.errors.append(_("This user name is taken already."))
         else:
             u = User(username=name, display_name=(form.display_name.data or "").strip(), role=form.role.data,
-                     venue_id=current_user.venue_id, federation_id=current_user.federation_id)
+                     venue_id=current_user.venue_id, federation_id=current_user.federation_id,
+                     created_by=_actor()[:120])
             u.set_password(form.password.data)
             db.session.add(u)
             db.session.flush()
@@ -208,11 +209,22 @@ def reset_password(uid: int):
     if not form.validate_on_submit():
         return _user_page(u, password_form=form, status=422)
     u.set_password(form.password.data)
+    accounts.repair(u)  # a row changed outside the app signs in again, as the admin sees it now
     audit("user.password", _actor(), {"user": u.username})
     end_sessions(u)
     flash(_("New password set for %(name)s; the account is signed out everywhere.", name=u.username), "success")
     if u.id == current_user.id:
         return redirect(url_for("auth.login"))
+    return redirect(url_for(".user", uid=u.id))
+
+
+@bp.post("/user/<int:uid>/signin-unlock")
+def unlock_signin(uid: int):
+    u = _user(uid)
+    login_throttle.unlock(u)
+    audit("user.signin_unlock", _actor(), {"user": u.username})
+    db.session.commit()
+    flash(_("Sign-ins of %(name)s from unknown devices are possible again.", name=u.username), "success")
     return redirect(url_for(".user", uid=u.id))
 
 
@@ -224,7 +236,7 @@ def set_assignments(uid: int):
              if t.venue_id == u.venue_id and access.can_access(current_user, t.id)} if wanted else set()
     if known != wanted:
         return _user_page(u, status=422, error=_("A chosen tournament no longer exists. Nothing was saved."))
-    access.set_assignments(u, known)
+    access.set_assignments(u, known, _actor())
     audit("user.tournaments", _actor(), {"user": u.username, "tournaments": sorted(known)})
     db.session.commit()
     flash(_("Tournaments of %(name)s saved.", name=u.username), "success")

@@ -21,7 +21,8 @@ from wtforms.validators import DataRequired, EqualTo, Length
 
 from ..extensions import db
 from ..models import User, utcnow
-from ..services import login_throttle
+from ..services import accounts, login_throttle
+from ..services.common import audit
 
 bp = Blueprint("auth", __name__)
 MIN_PASSWORD = 8
@@ -87,9 +88,14 @@ def _safe_next(target: str | None) -> str | None:
 
 
 def _throttled_message(e: login_throttle.Throttled) -> str:
-    minutes = max(1, ceil((e.retry_at - utcnow()).total_seconds() / 60))
-    return _("Too many failed sign-ins for this account or from this device. The password was not checked. "
-             "Try again at %(time)s (in %(minutes)d min).", time=format_time(e.retry_at, "HH:mm"), minutes=minutes)
+    seconds = max(1, ceil((e.retry_at - utcnow()).total_seconds()))
+    if not e.locked:
+        return _("Several failed sign-ins for this account: the next try is possible in %(seconds)d s. "
+                 "The password was not checked.", seconds=seconds)
+    return _("Too many failed sign-ins for this account from unknown devices. The password was not checked. "
+             "Try again at %(time)s (in %(minutes)d min), sign in on a device where you signed in before, or "
+             "lift the lock where you are still signed in (Change password page).",
+             time=format_time(e.retry_at, "HH:mm"), minutes=max(1, ceil(seconds / 60)))
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -97,8 +103,10 @@ def login():
     form = LoginForm()
     if form.validate_on_submit():
         name = form.username.data.strip()
+        cookie = request.cookies.get(login_throttle.DEVICE_COOKIE)
+        device = login_throttle.devices(cookie).get(login_throttle.account_key(name))
         try:
-            attempt = login_throttle.reserve(name, request.remote_addr or "")
+            attempt = login_throttle.reserve(name, request.remote_addr or "", device)
         except login_throttle.Throttled as e:
             form.password.errors.append(_throttled_message(e))
             return render_template("auth/login.html", form=form), 429
@@ -106,13 +114,24 @@ def login():
         if user is None:
             check_password_hash(_dummy_hash(), form.password.data)
         ok = user is not None and user.check_password(form.password.data) and user.active
+        if ok and not accounts.intact(user):
+            # a password hash, role or token written outside the app: refused even with that password
+            login_throttle.finish(attempt, False)
+            form.password.errors.append(_("This account was changed outside Listok and cannot sign in: an admin "
+                                          "sets a new password for it (listok verify lists such accounts)."))
+            return render_template("auth/login.html", form=form), 403
         login_throttle.finish(attempt, ok)
         if not ok:
             form.password.errors.append(_("Wrong user name or password."))
         else:
             session.clear()  # nothing from before the sign-in is carried into the new session
             login_user(user, remember=form.remember.data)
-            return redirect(_safe_next(request.args.get("next")) or home_url(user))
+            response = redirect(_safe_next(request.args.get("next")) or home_url(user))
+            value, _device = login_throttle.with_device(cookie, name)
+            # this browser is now one of the account's own devices (services/login_throttle.py)
+            response.set_cookie(login_throttle.DEVICE_COOKIE, value, max_age=365 * 24 * 3600, httponly=True,
+                                samesite="Lax", secure=request.is_secure)
+            return response
     return render_template("auth/login.html", form=form)
 
 
@@ -132,6 +151,19 @@ def logout():
     return redirect(url_for("auth.login"))
 
 
+@bp.post("/account/unlock")
+@login_required
+def unlock_signin():
+    """The second factor: the owner, signed in here, lifts the lock a guesser caused elsewhere."""
+    user = current_user._get_current_object()
+    login_throttle.unlock(user)
+    audit("user.signin_unlock", user.label, {"user": user.username})
+    db.session.commit()
+    flash(_("Sign-ins from other devices are possible again. If you did not cause the failures, change "
+            "your password."), "success")
+    return redirect(url_for(".change_password"))
+
+
 @bp.route("/account/password", methods=["GET", "POST"])
 @login_required
 def change_password():
@@ -147,4 +179,7 @@ def change_password():
             login_user(user)
             flash(_("Password changed. Every other session of this account is signed out."), "success")
             return redirect(home_url(user))
-    return render_template("auth/password.html", form=form), 422 if form.errors else 200
+    failures, until = login_throttle.unknown_device_state(current_user.username)
+    return render_template("auth/password.html", form=form, failures=failures,
+                           locked_until=format_time(until, "HH:mm") if until else None), \
+        422 if form.errors else 200

@@ -5,14 +5,14 @@ counted table proposed at the desk). Operators may
 look; only referees decide (docs/SECURITY.md, "What an operator cannot do alone")."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
-from flask_babel import format_time, format_timedelta, gettext as _, lazy_gettext as _l
+from flask_babel import format_datetime, format_time, format_timedelta, gettext as _, lazy_gettext as _l
 from flask_login import current_user
 
 from ..extensions import db, htmx
-from ..services import access, cases as svc, officials
+from ..services import access, cases as svc, officials, referees
 from ..services.common import ServiceError
 from ..services.results import c4_old_by_seat
 from .auth import role_required
@@ -52,11 +52,18 @@ def hhmm(dt) -> str:
     return format_time(dt, "HH:mm") if dt else ""
 
 
+def when(iso) -> str:
+    """A stored ISO time (naive UTC) as the day and time."""
+    if not iso:
+        return "?"
+    return format_datetime(datetime.fromisoformat(iso) if isinstance(iso, str) else iso, "d.M. HH:mm")
+
+
 def _ctx() -> dict:
     from .operator.results import KIND_LABELS as C10_KINDS
 
     return {"kind_labels": KIND_LABELS, "version_labels": VERSION_LABELS, "age": age, "hhmm": hhmm,
-            "c10_kinds": C10_KINDS, "may_decide": current_user.role != "operator"}
+            "c10_kinds": C10_KINDS, "may_decide": current_user.role != "operator", "when": when}
 
 
 # SEM-C4 red marks on every page that shows a sheet's sums (desk, print, table page)
@@ -74,7 +81,12 @@ def queue():
         if request.args.get("seen") == q["fingerprint"]:
             return "", 204  # unchanged: htmx keeps the list as it is
         return render_template("referee/_queue.html", q=q, **_ctx())
-    return render_template("referee/queue.html", q=q, **_ctx())
+    ids = access.tournament_ids(current_user)
+    if ids is None:  # the server's admin: the tournaments in the queue
+        ids = {it.tournament.id for _kind, items in q["groups"] for it in items} | {it.tournament.id
+                                                                                  for it in q["recent"]}
+    fresh = referees.new_referees(ids)
+    return render_template("referee/queue.html", q=q, new_referees=[p.as_dict() for _tid, p in fresh], **_ctx())
 
 
 def _own_case(cid: int):
@@ -104,6 +116,7 @@ def _decide(cid: int, decide, done: str):
     try:
         officials.check_may_decide(current_user, c)  # BB-2 jury, SMU-4: not at one's own table
         decide(c)
+        referees.record_decider(c, current_user._get_current_object())
     except ServiceError as e:
         db.session.rollback()
         return _case_page(cid, error=e, status=422)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -55,7 +53,8 @@ def season_download():
         if not url or not token or not sid:
             raise ServiceError(_("The federation's address and the venue's token are not set "
                                  "(LISTOK_FEDERATION_URL, LISTOK_FEDERATION_TOKEN)."))
-        copy = svc.import_season(fetch_season(url, sid, token), current_user.label)
+        copy = svc.import_season(fetch_season(url, sid, token, insecure=current_app.config["LISTOK_FEDERATION_INSECURE"]),
+                                 current_user.label)
     except ServiceError as e:
         db.session.rollback()
         flash(str(e), "error")
@@ -65,23 +64,17 @@ def season_download():
     return redirect(url_for(".season_copy"))
 
 
-def fetch_season(url: str, sid: int, token: str, timeout: float = 30) -> bytes:
-    target = f"{url.rstrip('/')}/federation/api/seasons/{sid}/download"
-    req = urllib.request.Request(target, headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - the configured federation
-            return r.read()
-    except urllib.error.HTTPError as e:
+def fetch_season(url: str, sid: int, token: str, timeout: float = 30, insecure: bool = False) -> bytes:
+    target = svc.federation_target(url, f"/federation/api/seasons/{sid}/download", insecure)
+    status, raw = svc.federation_request(target, token, timeout=timeout)
+    if status != 200:
         try:
-            message = json.loads(e.read()).get("message", "")
-        except ValueError:
+            message = json.loads(raw).get("message", "")
+        except (ValueError, AttributeError):
             message = ""
         raise ServiceError(_("The federation refused the download (%(status)d %(message)s).",
-                             status=e.code, message=message)) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was sent. "
-                             "Try again when the venue is online, or export the file and send it.",
-                             url=target, why=getattr(e, "reason", e))) from None
+                             status=status, message=message))
+    return raw
 
 
 @bp.post("/t/<int:tid>/push")
@@ -90,7 +83,8 @@ def push(tid: int):
     t = get_tournament(tid)
     try:
         result = svc.push(t, current_app.config["LISTOK_FEDERATION_URL"],
-                          current_app.config["LISTOK_FEDERATION_TOKEN"], current_user.label)
+                          current_app.config["LISTOK_FEDERATION_TOKEN"], current_user.label,
+                          insecure=current_app.config["LISTOK_FEDERATION_INSECURE"])
     except ServiceError as e:
         db.session.rollback()
         flash(str(e), "error")
