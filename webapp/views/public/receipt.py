@@ -16,4 +16,4 @@ def receipt(tid: int):
     typed = (request.args.get("code") or "").strip()
     check = chain.check_receipt(t, typed) if typed else None
     return render_template("public/receipt.html", t=t, typed=typed, check=check, by_no=players_by_no(t),
-                           head_label=chain.head_label), 404 if check is not None and not check.found else 200
+                           head_label=chain.head_label, signed_view=chain.signed_view), 404 if check is not None and not check.found else 200
