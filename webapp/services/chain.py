@@ -501,6 +501,7 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
         own_transaction = False
     payload = {"seq": seq, "hash": h, "place": place}
     if own_transaction:
+        values["published_at"] = utcnow()  # the entry's time as well: verify compares them
         with db.engine.begin() as conn:
             _publish_own(conn, tid, seq, h, payload, values)
         if len(_published) > 10000:  # a long-running server: the table says absent-or-not anyway
@@ -513,6 +514,7 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
         payload = {"seq": seq, "hash": h, "place": place}
         values.update(seq=seq, hash=h, mac=published_mac(tid, seq, h))
         entry = append(tid, PUBLISH_KIND, "", payload)
+        values["published_at"] = entry.at
         db.session.execute(_insert_absent(db.session.get_bind().dialect.name, values))
         db.session.info.setdefault(PUBLISHED_HERE, {})[tid] = (entry.seq, seq, h)
     return shown
@@ -522,7 +524,7 @@ def _publish_own(conn, tid: int, seq: int, h: str, payload: dict, values: dict) 
     """The publication on a connection of its own: the entry goes on only if the head is still
     (seq, h) (the row's UPDATE comes first: it locks the row, PostgreSQL and SQLite alike);
     else another writer moved it and the next page publishes the new head."""
-    at, payload = utcnow(), plain(payload)
+    at, payload = values["published_at"], plain(payload)
     new = hashlib.sha256(entry_canonical(tid, seq + 1, h, PUBLISH_KIND, "", at, payload)).hexdigest()
     t = Tournament.__table__
     moved = conn.execute(update(t).where(t.c.id == tid, t.c.chain_seq == seq, t.c.chain_head == h)
@@ -728,14 +730,18 @@ def verify(t: Tournament) -> Verdict:
             bad(Problem(key[0], key[1], f"sheet version {key[2]} is in the chain but was deleted from the database"))
 
     # every head the chain says was published is still kept
-    kept = {(ph.seq, ph.hash) for ph in heads}
+    kept = {(ph.seq, ph.hash): ph for ph in heads}
     for e in entries:
         if e.action == PUBLISH_KIND:
-            seq, h = (e.payload or {}).get("seq"), (e.payload or {}).get("hash")
-            if (seq, h) not in kept:
-                bad(Problem(None, None, f"the head {head_label(seq or 0, h or '')} was published "
-                                        f"({(e.payload or {}).get('place')}, record #{e.seq}) but was deleted "
-                                        "from the published heads"))
+            seq, h, place = (e.payload or {}).get("seq"), (e.payload or {}).get("hash"), (e.payload or {}).get("place")
+            ph = kept.get((seq, h))
+            shown = head_label(seq or 0, h or "")
+            if ph is None:
+                bad(Problem(None, None, f"the head {shown} was published ({place}, record #{e.seq}) but was "
+                                        "deleted from the published heads"))
+            elif ph.place != place or ph.published_at != e.at:
+                bad(Problem(None, None, f"the published head {shown}: shown on {ph.place} at {ph.published_at} "
+                                        f"in the database, on {place} at {e.at} in the chain (record #{e.seq})"))
 
     # the players, the draw, the events, the cases … and the standings they give
     found, has_rows = chain_rows.check(t, entries)

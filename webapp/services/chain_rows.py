@@ -178,9 +178,8 @@ def _has_rows(session, tid: int) -> bool:
 
 def write_rows(session) -> None:
     """One `rows` entry per tournament whose tracked rows this transaction wrote (before commit)."""
-    if not session.info.get(TOUCHED):
-        return
-    session.flush()
+    if session.new or session.dirty or session.deleted:
+        session.flush()  # the commit would flush them next anyway
     touched = session.info.pop(TOUCHED, None) or {}
     if not touched:
         return
@@ -394,7 +393,6 @@ def standings_differences(chained, stored, left="the chain", right="the database
 
 def check(t, entries) -> tuple[list[tuple], bool]:
     """verify's part for the rows: (problems as (round, table, message), whether the chain records rows)."""
-    from ..rules.standings import standings  # noqa: F401 - the engine is importable (pure)
     from .engine import rules_tournament
 
     payloads = [e.payload for e in entries if e.action == KIND]
@@ -412,5 +410,9 @@ def check(t, entries) -> tuple[list[tuple], bool]:
         from_chain = rules_tournament(ct)
     except Exception as e:  # noqa: BLE001
         return problems + [(None, None, f"the tournament cannot be rebuilt from the chain: {e}")], True
-    problems += standings_differences(from_chain, rules_tournament(t))
+    try:
+        from_database = rules_tournament(t)
+    except Exception as e:  # noqa: BLE001
+        return problems + [(None, None, f"the tournament cannot be read from the database: {e}")], True
+    problems += standings_differences(from_chain, from_database)
     return problems, True
