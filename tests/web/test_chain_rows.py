@@ -265,7 +265,7 @@ def scenario_edits(app, tid):
     for label, values in (("a red card inserted for the winner", {"type": "card", "colour": "red", "round": 2}),
                           ("a withdrawal inserted for the winner", {"type": "withdrawn", "after_round": 1})):
         yield (f"event: {label}",
-               [insert(ev).values(id=9000, tournament_id=tid, start_no=winner, referees=[], reason="",
+               [insert(ev).values(id=9000, tournament_id=tid, start_no=winner, referees=["Rozhodca X", "Rozhodca Y"], reason="",
                                   created_by="", created_at=datetime(2026, 3, 14, 12), **values)],
                [delete(ev).where(ev.c.id == 9000)])
     ph = PublishedHead.__table__
@@ -341,3 +341,115 @@ def test_every_result_changing_edit_of_any_column_is_caught_by_all_three_checks(
     assert outcome["undetected"] == [], "\n".join(outcome["undetected"])
     assert outcome["tried"] > columns // 2
     assert outcome["caught"] > 20
+
+
+# --------------------------------------------------------------------------- what the checks name
+
+
+@pytest.fixture
+def finished(app, client):
+    return build(app, client)
+
+
+def test_a_seat_swap_is_named_with_its_table_and_the_standings_it_changes(app, runner, client, finished):
+    """The winner swapped with a table mate in round 6 (the final table): the table's seating and
+    every standings row it changed are named, and the receipt page keeps what was signed."""
+    tid = finished
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        tab = t.rounds[-1].tables[0]
+        before, sums, receipt = list(tab.players), list(tab.sheet.sums), tab.sheet.receipt
+    swapped = [before[1], before[0], *before[2:]]
+    run(app, [update(RoundTable.__table__).where(RoundTable.__table__.c.id == tab.id).values(players=swapped)])
+    result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
+    lines = result.output.splitlines()
+    assert result.exit_code == 1
+    assert f"tournament {tid}, round 6, table {tab.number}: the table: players is {swapped} in the database, " \
+           f"{before} in the chain" in lines, lines
+    assert any(line.startswith(f"tournament {tid}, round 6: standings after round 6, start no {before[0]}: place is")
+               for line in lines), lines
+    page = text(client.get(f"/t/{tid}/receipt?code={receipt}"))
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td>[^<]*</td>\s*<td class="num">([^<]+)</td>', page)
+    assert rows == [(str(no), s) for no, s in zip(before, sums)]  # what was signed, not the new seating
+    assert "verify-bad" in page and "verify-ok" not in page
+
+
+def test_deleting_every_published_head_is_caught_and_the_receipt_does_not_fall_back(app, runner, client, finished):
+    tid = finished
+    with app.app_context():
+        receipt = db.session.scalar(select(Sheet.receipt).where(Sheet.receipt.is_not(None)).order_by(Sheet.id))
+    assert "verify-ok" in text(client.get(f"/t/{tid}/receipt?code={receipt}"))
+    run(app, [delete(PublishedHead.__table__)])
+    result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
+    assert result.exit_code == 1
+    assert any("was published (round-1, record #" in line and "deleted from the published heads" in line
+               for line in result.output.splitlines()), result.output
+    page = text(client.get(f"/t/{tid}/receipt?code={receipt}"))
+    assert "verify-bad" in page and "verify-ok" not in page
+
+
+def test_sem_e6_an_inserted_red_card_is_named_by_verify_and_the_federation(app, runner, finished):
+    """A red card disqualifies (SEM-E6): inserted in SQL for the winner, it is named as an event the
+    chain does not have, the standings it changes are named, and the federation's check of the
+    file sent says the file's standings are not the chain's."""
+    from webapp.rules import exchange
+    from webapp.services.federation import check_chain
+    from webapp.services.venue_season import push_body
+
+    tid = finished
+    label, do, undo = next(e for e in scenario_edits(app, tid) if "red card" in e[0])
+    winner = do[0].compile().params["start_no"]
+    assert run(app, do)
+    result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
+    assert result.exit_code == 1
+    assert any("event #9000 (card red, start no" in line and "not in the chain" in line
+               for line in result.output.splitlines()), result.output
+    assert any("standings after round 2" in line for line in result.output.splitlines())
+    with app.app_context():
+        body = push_body(db.session.get(Tournament, tid))
+    # the file sent is refused for itself (the card's table does not list the disqualification) …
+    with pytest.raises(exchange.ExchangeError, match=f"start number {winner} has a card that disqualifies"):
+        exchange.loads(body["file"])
+    # … and were it read anyway, its standings are not the chain's
+    problems = check_chain(exchange.loads(body["file"], consistent=False), body["chain"]["entries"],
+                           body["chain"]["heads"], body["chain"]["head"]).problems
+    assert any("standings after round 2, start no" in p and "in the file" in p for p in problems), problems
+
+
+def test_push_sends_nothing_while_the_record_check_fails(app, finished):
+    from webapp.services.common import ServiceError
+    from webapp.services.venue_season import push
+
+    tid = finished
+    run(app, [update(Player.__table__).where(Player.__table__.c.start_no == 1).values(club="MK Elsewhere")])
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        t.status = "finished"
+        with pytest.raises(ServiceError, match="player start no 1 .*: club is \"MK Elsewhere\" in the database"):
+            push(t, "http://127.0.0.1:9/", "token", "test")
+
+
+def test_a_tournament_stored_before_the_chain_covered_rows_is_noted_then_recorded_whole(app, runner, monkeypatch):
+    """Its chain has no `rows` entry: verify says only its sheets are checked; its first write then
+    records every tracked row, and from there on the rows are checked."""
+    with monkeypatch.context() as older_server:  # a server that chained only the sheets
+        older_server.setattr(chain_rows, "write_rows", lambda session: session.info.pop(chain_rows.TOUCHED, None))
+        tid = make_tournament(app, 9)
+        play_round(app, tid, seed=1)
+    with app.app_context():
+        assert db.session.scalar(select(AuditEntry.id).where(AuditEntry.action == "rows")) is None
+    result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
+    assert result.exit_code == 0
+    assert f"tournament {tid}: note: the chain holds no record of the players" in result.output
+    with app.app_context():
+        p = db.session.scalar(select(Player).where(Player.tournament_id == tid, Player.start_no == 2))
+        p.name = "Nové Meno"
+        db.session.commit()
+        rows = db.session.scalar(select(AuditEntry.payload).where(AuditEntry.action == "rows"))
+    assert {r["table"] for r in rows["rows"]} >= {"tournament", "player", "round", "round_table"}
+    assert len([r for r in rows["rows"] if r["table"] == "player"]) == 9
+    result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
+    assert result.exit_code == 0 and "note:" not in result.output
+    run(app, [update(Player.__table__).where(Player.__table__.c.start_no == 2).values(present=False)])
+    result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
+    assert result.exit_code == 1 and "present is false in the database, true in the chain" in result.output
