@@ -503,7 +503,10 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
     if own_transaction:
         values["published_at"] = utcnow()  # the entry's time as well: verify compares them
         with db.engine.begin() as conn:
-            _publish_own(conn, tid, seq, h, payload, values)
+            written = _publish_own(conn, tid, seq, h, payload, values)
+        if written:
+            from ..caching import published_here
+            published_here(tid, seq)
         if len(_published) > 10000:  # a long-running server: the table says absent-or-not anyway
             _published.clear()
         _published.add(key)
@@ -520,7 +523,7 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
     return shown
 
 
-def _publish_own(conn, tid: int, seq: int, h: str, payload: dict, values: dict) -> None:
+def _publish_own(conn, tid: int, seq: int, h: str, payload: dict, values: dict) -> bool:
     """The publication on a connection of its own: the entry goes on only if the head is still
     (seq, h) (the row's UPDATE comes first: it locks the row, PostgreSQL and SQLite alike);
     else another writer moved it and the next page publishes the new head."""
@@ -530,11 +533,12 @@ def _publish_own(conn, tid: int, seq: int, h: str, payload: dict, values: dict) 
     moved = conn.execute(update(t).where(t.c.id == tid, t.c.chain_seq == seq, t.c.chain_head == h)
                          .values(chain_seq=seq + 1, chain_head=new, chain_mac=head_mac(tid, seq + 1, new)))
     if moved.rowcount != 1:
-        return
+        return False
     conn.execute(INSERT_ENTRY, {"tournament_id": tid, "seq": seq + 1, "mac": entry_mac(tid, new), "at": at,
                                 "actor": "", "action": PUBLISH_KIND, "payload": payload, "prev_hash": h,
                                 "hash": new})
     conn.execute(_insert_absent(conn.dialect.name, values))
+    return True
 
 
 def _insert_absent(dialect: str, values: dict):

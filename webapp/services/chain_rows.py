@@ -176,7 +176,7 @@ def _has_rows(session, tid: int) -> bool:
     return found
 
 
-def write_rows(session) -> None:
+def write_rows(session, actor: str | None = None) -> None:
     """One `rows` entry per tournament whose tracked rows this transaction wrote (before commit)."""
     if session.new or session.dirty or session.deleted:
         session.flush()  # the commit would flush them next anyway
@@ -195,7 +195,7 @@ def write_rows(session) -> None:
             tid, values = found.get(row_id, (touched[(name, row_id)], None))
             if tid is not None:
                 per_tid.setdefault(tid, []).append({"table": name, "id": row_id, "values": values})
-    actor = session.info.get(chain.LAST_ACTOR, "")
+    actor = actor or session.info.get(chain.LAST_ACTOR, "")
     for tid in sorted(per_tid):
         if session.get(Tournament, tid) is None:
             continue  # the tournament itself was deleted: its chain goes with it
