@@ -21,8 +21,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, StatementError
 from tests.helpers import issue_pins, make_tournament, open_round, play_round, \
     signed_submission, text
 from webapp.extensions import db
-from webapp.models import AuditEntry, Case, Event, Player, PublishedHead, Round, RoundTable, Sheet, Tournament
+from webapp.models import AuditEntry, Case, Event, Player, PublishedHead, RoundTable, Sheet, Tournament
 from webapp.services import chain, chain_rows, results
+from webapp.services.engine import rules_tournament
 
 # values a status-like column can take (the models' comments): an edit tries another one first
 DOMAIN = {
@@ -94,8 +95,6 @@ def visible(app, tid) -> dict:
     """What players, the referee and the federation see: the standings after every round, what the
     receipt page says of every receipt (services/chain.check_receipt, as the page shows it), the
     cases and their outcome."""
-    from webapp.services.engine import rules_tournament
-
     with app.app_context():
         t = db.session.get(Tournament, tid)
         try:
@@ -252,7 +251,7 @@ def scenario_edits(app, tid):
         t = db.session.get(Tournament, tid)
         a, b = t.rounds[1].tables[0], t.rounds[1].tables[1]
         pa, pb = list(a.players), list(b.players)
-        top = chain_rows.standing_rows(__import__("webapp.services.engine", fromlist=["x"]).rules_tournament(t))
+        top = chain_rows.standing_rows(rules_tournament(t))
         winner = min(top[2].items(), key=lambda kv: kv[1][0])[0]
         heads = [dict(r) for r in db.session.execute(select(PublishedHead.__table__)).mappings()]
     rt = RoundTable.__table__
