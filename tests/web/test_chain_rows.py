@@ -432,7 +432,8 @@ def test_a_tournament_stored_before_the_chain_covered_rows_is_noted_then_recorde
     """Its chain has no `rows` entry: verify says only its sheets are checked; its first write then
     records every tracked row, and from there on the rows are checked."""
     with monkeypatch.context() as older_server:  # a server that chained only the sheets
-        older_server.setattr(chain_rows, "write_rows", lambda session: session.info.pop(chain_rows.TOUCHED, None))
+        older_server.setattr(chain_rows, "write_rows",
+                            lambda session, actor=None: session.info.pop(chain_rows.TOUCHED, None))
         tid = make_tournament(app, 9)
         play_round(app, tid, seed=1)
     with app.app_context():
