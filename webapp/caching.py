@@ -22,7 +22,7 @@ import os
 import time
 from functools import lru_cache
 
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import get_locale
 from sqlalchemy import bindparam, select
@@ -102,6 +102,14 @@ def not_modified(name: str, tid: int):
     return response
 
 
+def published_here(tid: int, seq: int) -> None:
+    """This request's page published head `seq` as entry seq + 1: the page made under the stamp it
+    read stands under the stamp the publication left (it adds no result)."""
+    seen = g.get("listok_stamp") if has_request_context() else None
+    if seen is not None and seen[1] == tid and seen[2][2] == seq:
+        g.listok_stamp = (seen[0], tid, (*seen[2][:2], seq + 1))
+
+
 def _remember(name: str, tag: str, max_age: int, stale: int) -> None:
     seen = g.get("listok_stamp")
     if seen is None or seen[0] != name:
@@ -128,6 +136,7 @@ def public_page(name: str, key: tuple, render, *, max_age: int = 10, stale: int 
         return made.status_code, made.get_data(), made.mimetype
 
     status, data, mimetype = make() if not anonymous() else BODIES.get_or_make(tag, make)
+    _remember(name, tag, max_age, stale)  # again: rendering may have published the head (chain.published_here)
     response = current_app.response_class(data, status=status, mimetype=mimetype)
     response.headers.update(headers)
     if status != 200:

@@ -24,7 +24,7 @@ from ..models import Case, Player, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
-from . import discipline as discipline_service, pins as pin_service, results as results_service
+from . import chain_rows, discipline as discipline_service, pins as pin_service, results as results_service
 from . import sheets as sheet_service
 from .common import ServiceError, StaleError, audit, bump
 
@@ -350,6 +350,7 @@ def _claim(c: Case, status: str, actor: str, note: str) -> None:
     for attr, value in (("status", status), ("resolved_by", actor), ("resolved_at", now),
                         ("resolution_note", note)):
         set_committed_value(c, attr, value)
+    chain_rows.touch(db.session, Case, c.id, c.tournament_id)
 
 
 def _check_round_open(r: Round | None) -> None:

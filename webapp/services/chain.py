@@ -30,6 +30,7 @@ from ..database import in_write_request
 from ..extensions import db
 from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, entry_canonical, utcnow
 from ..sync import protocol
+from . import chain_rows
 from .keys import derived_key
 
 # the fields of a sheet that decide what counts: any change of them is a chain entry
@@ -106,8 +107,11 @@ def signature_hashes(signatures) -> list | None:
              "drawing": hashlib.sha256((s.get("drawing") or "").encode()).hexdigest()} for s in signatures]
 
 
-def sheet_record(sheet: Sheet, round_no: int, table_no: int) -> dict:
+def sheet_record(sheet: Sheet, round_no: int, table_no: int, players=None) -> dict:
+    """What the chain records of a sheet; with `players`, its table's seating as the sheet was stored."""
     rec = {"round": round_no, "table": table_no}
+    if players is not None:
+        rec["players"] = list(players)
     for f in RECORD_FIELDS:
         rec[f] = getattr(sheet, f)
     rec["signatures"] = signature_hashes(sheet.signatures)
@@ -132,6 +136,19 @@ def desk_content(sheet: Sheet, tid: int, round_no: int, table_no: int, players) 
         if getattr(sheet, f, None) is not None:
             content[f] = getattr(sheet, f)
     return plain(content)
+
+
+def signed_view(sheet: Sheet) -> SimpleNamespace:
+    """The players and sums as the sheet's content has them (what was signed), not as a join through
+    the table's seating, which can change."""
+    content = sheet.content or {}
+    players = [int(x) for x in content.get("players") or ()]
+    if content.get("protocol") == protocol.PROTOCOL:
+        sums = [f"{c / 100:.2f}" for c in content.get("sums_cents", [])]
+    else:
+        sums = list(content.get("sums") or ())
+    points = content.get("points") if "points" in content else sheet.points
+    return SimpleNamespace(players=players, sums=sums, points=points)
 
 
 def content_hash_of(content: dict) -> str:
@@ -177,6 +194,8 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
     entries cost a sixth of its CPU as AuditEntry objects), else as the AuditEntry added."""
     session = db.session()
     heads = session.info.setdefault(HEADS, {})
+    if actor:
+        session.info[LAST_ACTOR] = actor
     if tid in heads:  # this transaction's own last entry: the row is locked since, nobody else moved it
         seq, prev = heads[tid]
         seq += 1
@@ -219,6 +238,7 @@ _ENTRY_KEYS = ("tournament_id", "seq", "mac", "at", "actor", "action", "payload"
 INSERT_ENTRY = insert(AuditEntry.__table__).values(
     {k: bindparam(k, type_=AuditEntry.__table__.c[k].type) for k in _ENTRY_KEYS})
 
+LAST_ACTOR = "chain_last_actor"  # session.info: who the transaction's `rows` entries name
 HEADS = "chain_heads"  # session.info: {tid: (seq, hash)} of the entries this transaction appended
 HELD = "chain_held_entries"  # session.info: rows of entries appended with `hold`, not inserted yet
 UNWRITTEN = "chain_unwritten_heads"  # session.info: {tid} whose head is not yet in the tournament row
@@ -285,7 +305,7 @@ def _forget_heads(session, transaction):
     # the transaction's end (commit or rollback): the next append reads the head from the row again
     # (a flush's own subtransaction changes nothing)
     if transaction.parent is None:
-        for key in (HEADS, UNWRITTEN, SAVED, ENDED, HELD):
+        for key in (HEADS, UNWRITTEN, SAVED, ENDED, HELD, LAST_ACTOR):
             session.info.pop(key, None)
     elif transaction.nested and session.info.get(SAVED):
         session.info[ENDED] = session.info[SAVED].pop()
@@ -337,6 +357,7 @@ def _chain_before_commit(session):
     write_held(session)
     if session.info.get(PENDING) or any(isinstance(o, Sheet) for o in (*session.new, *session.dirty)):
         record_sheets(None, "", session=session)
+    chain_rows.write_rows(session)
     write_heads(session)
 
 
@@ -369,7 +390,7 @@ def record_sheets(tid: int | None, actor: str, session=None) -> list[AuditEntry]
         if sheet.chain_seq is None:
             written.append(_store(sheet, s_tid, round_no, table_no, players, actor))
         else:
-            rec = sheet_record(sheet, round_no, table_no)
+            rec = sheet_record(sheet, round_no, table_no, players)
             if rec != getattr(sheet, "_chained_record", None):
                 written.append(append(s_tid, "sheet.update", actor or sheet.created_by, {"sheet": rec}))
                 sheet._chained_record = rec
@@ -387,7 +408,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
             raise ValueError("a sheet with a signed content hash must keep its signed content")
         sheet.content = desk_content(sheet, tid, round_no, table_no, players)
         sheet.content_hash = content_hash_of(sheet.content)
-    rec = sheet_record(sheet, round_no, table_no)
+    rec = sheet_record(sheet, round_no, table_no, players)
     with db.session.no_autoflush:  # chain_seq and receipt in one UPDATE (or in the INSERT: store_new)
         entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content},
                        hold=hold)
@@ -433,24 +454,42 @@ def unused_receipt(tid: int, hex_hash: str) -> str:
 
 
 _published: set = set()
+PUBLISH_KIND = "head.publish"  # a chain entry naming the head a page showed: a deleted published head shows
+PUBLISHED_HERE = "chain_published_here"  # session.info: {tid: (publish entry's seq, head seq, head hash)}
+
+_HEAD_AND_LAST = (select(Tournament.chain_seq, Tournament.chain_head, AuditEntry.action, AuditEntry.payload)
+                  .outerjoin(AuditEntry, (AuditEntry.tournament_id == Tournament.id)
+                             & (AuditEntry.seq == Tournament.chain_seq))
+                  .where(Tournament.id == bindparam("tid")))
 
 
 def current_head(tid: int) -> tuple[int, str]:
+    seq, h, _ = shown_head(tid)
+    return seq, h
+
+
+def shown_head(tid: int) -> tuple[int, str, bool]:
+    """(seq, hash) of the head a page shows, and whether it was published already: when the chain
+    ends with a head's publication, the head it names (publishing adds no result)."""
     mine = (db.session.info.get(HEADS) or {}).get(tid)
     if mine is not None:  # this transaction's (the row may not carry it yet)
-        return mine
-    row = db.session.execute(select(Tournament.chain_seq, Tournament.chain_head)
-                             .where(Tournament.id == tid)).one()
-    return row.chain_seq or 0, row.chain_head or ""
+        here = (db.session.info.get(PUBLISHED_HERE) or {}).get(tid)
+        if here is not None and here[0] == mine[0]:
+            return here[1], here[2], True
+        return mine[0], mine[1], False
+    row = db.session.execute(_HEAD_AND_LAST, {"tid": tid}).one()
+    if row.action == PUBLISH_KIND and isinstance(row.payload, dict):
+        return row.payload.get("seq") or 0, row.payload.get("hash") or "", True
+    return row.chain_seq or 0, row.chain_head or "", False
 
 
 def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
-    """The head as a page shows it, kept in published_head (insert if absent). Pages
-    (GET) write it in a short transaction of their own; a round's SEM-C9
-    publication writes it in its own transaction (`own_transaction=False`)."""
-    seq, h = current_head(tid)
+    """The head as a page shows it, published: a `head.publish` entry names it and published_head
+    keeps it (for ever). Pages (GET) write both in a short transaction of their own; a round's
+    SEM-C9 publication within its own transaction (`own_transaction=False`)."""
+    seq, h, done = shown_head(tid)
     shown = {"seq": seq, "hash": h, "code": head_code(h), "label": head_label(seq, h)}
-    if seq == 0:
+    if seq == 0 or done:
         return shown
     key = (str(db.engine.url), tid, seq, h)
     if key in _published and own_transaction:
@@ -461,15 +500,46 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
         # a page rendered by a POST (a refused form shown again): this request's session may hold
         # SQLite's write lock, and a second connection would wait for it until "database is locked"
         own_transaction = False
+    payload = {"seq": seq, "hash": h, "place": place}
     if own_transaction:
+        values["published_at"] = utcnow()  # the entry's time as well: verify compares them
         with db.engine.begin() as conn:
-            conn.execute(_insert_absent(conn.dialect.name, values))
+            written = _publish_own(conn, tid, seq, h, payload, values)
+        if written:
+            from ..caching import published_here
+            published_here(tid, seq)
         if len(_published) > 10000:  # a long-running server: the table says absent-or-not anyway
             _published.clear()
         _published.add(key)
     else:
+        chain_rows.write_rows(db.session)  # what this transaction changed goes in before the publication
+        seq, h, _ = shown_head(tid)
+        shown = {"seq": seq, "hash": h, "code": head_code(h), "label": head_label(seq, h)}
+        payload = {"seq": seq, "hash": h, "place": place}
+        values.update(seq=seq, hash=h, mac=published_mac(tid, seq, h))
+        entry = append(tid, PUBLISH_KIND, "", payload)
+        values["published_at"] = entry.at
         db.session.execute(_insert_absent(db.session.get_bind().dialect.name, values))
+        db.session.info.setdefault(PUBLISHED_HERE, {})[tid] = (entry.seq, seq, h)
     return shown
+
+
+def _publish_own(conn, tid: int, seq: int, h: str, payload: dict, values: dict) -> bool:
+    """The publication on a connection of its own: the entry goes on only if the head is still
+    (seq, h) (the row's UPDATE comes first: it locks the row, PostgreSQL and SQLite alike);
+    else another writer moved it and the next page publishes the new head."""
+    at, payload = values["published_at"], plain(payload)
+    new = hashlib.sha256(entry_canonical(tid, seq + 1, h, PUBLISH_KIND, "", at, payload)).hexdigest()
+    t = Tournament.__table__
+    moved = conn.execute(update(t).where(t.c.id == tid, t.c.chain_seq == seq, t.c.chain_head == h)
+                         .values(chain_seq=seq + 1, chain_head=new, chain_mac=head_mac(tid, seq + 1, new)))
+    if moved.rowcount != 1:
+        return False
+    conn.execute(INSERT_ENTRY, {"tournament_id": tid, "seq": seq + 1, "mac": entry_mac(tid, new), "at": at,
+                                "actor": "", "action": PUBLISH_KIND, "payload": payload, "prev_hash": h,
+                                "hash": new})
+    conn.execute(_insert_absent(conn.dialect.name, values))
+    return True
 
 
 def _insert_absent(dialect: str, values: dict):
@@ -481,10 +551,24 @@ def _insert_absent(dialect: str, values: dict):
 
 
 def published_under(tid: int, seq: int) -> PublishedHead | None:
-    """The first published head at or after entry `seq`: the entry is in what that page showed."""
+    """The first published head at or after entry `seq`: the entry is in what that page showed.
+    The chain's `head.publish` entries say which it is, so a deleted one is not skipped over:
+    MISSING_HEAD then (older chains, without such entries: the first kept at or after `seq`)."""
+    named = db.session.scalar(select(AuditEntry.payload).where(AuditEntry.tournament_id == tid,
+                                                               AuditEntry.action == PUBLISH_KIND,
+                                                               AuditEntry.seq > seq)
+                              .order_by(AuditEntry.seq).limit(1))
+    if isinstance(named, dict):
+        return db.session.scalar(select(PublishedHead).where(PublishedHead.tournament_id == tid,
+                                                             PublishedHead.seq == named.get("seq"),
+                                                             PublishedHead.hash == named.get("hash")).limit(1)) \
+            or MISSING_HEAD
     return db.session.scalar(select(PublishedHead).where(PublishedHead.tournament_id == tid,
                                                          PublishedHead.seq >= seq)
                              .order_by(PublishedHead.seq, PublishedHead.id).limit(1))
+
+
+MISSING_HEAD = SimpleNamespace(seq=None, hash=None, missing=True)
 
 
 # --------------------------------------------------------------------------- verifying
@@ -513,6 +597,7 @@ class Verdict:
     head_hash: str
     problems: list[Problem] = field(default_factory=list)
     published: int = 0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -523,10 +608,11 @@ class Verdict:
         return head_label(self.head_seq, self.head_hash)
 
     def lines(self) -> list[str]:
+        notes = [f"tournament {self.tournament_id}: note: {n}" for n in self.notes]
         if self.ok:
             return [f"tournament {self.tournament_id}: {self.records} records, chain ok, "
-                    f"head {head_code(self.head_hash)}"]
-        return [p.line(self.tournament_id) for p in self.problems]
+                    f"head {head_code(self.head_hash)}"] + notes
+        return [p.line(self.tournament_id) for p in self.problems] + notes
 
 
 def _place(payload) -> tuple[int | None, int | None]:
@@ -647,6 +733,28 @@ def verify(t: Tournament) -> Verdict:
     for key in chained:
         if key not in seen:
             bad(Problem(key[0], key[1], f"sheet version {key[2]} is in the chain but was deleted from the database"))
+
+    # every head the chain says was published is still kept
+    kept = {(ph.seq, ph.hash): ph for ph in heads}
+    for e in entries:
+        if e.action == PUBLISH_KIND:
+            seq, h, place = (e.payload or {}).get("seq"), (e.payload or {}).get("hash"), (e.payload or {}).get("place")
+            ph = kept.get((seq, h))
+            shown = head_label(seq or 0, h or "")
+            if ph is None:
+                bad(Problem(None, None, f"the head {shown} was published ({place}, record #{e.seq}) but was "
+                                        "deleted from the published heads"))
+            elif ph.place != place or ph.published_at != e.at:
+                bad(Problem(None, None, f"the published head {shown}: shown on {ph.place} at {ph.published_at} "
+                                        f"in the database, on {place} at {e.at} in the chain (record #{e.seq})"))
+
+    # the players, the draw, the events, the cases … and the standings they give
+    found, has_rows = chain_rows.check(t, entries)
+    for r, tab, message in found:
+        bad(Problem(r, tab, message))
+    if entries and not has_rows:
+        v.notes.append("the chain holds no record of the players, the draw and the events (the tournament was "
+                       "stored before the chain covered them): only its sheets are checked")
     return v
 
 
@@ -710,10 +818,15 @@ def check_receipt(t: Tournament, typed: str) -> ReceiptCheck:
             and b32(e.hash).startswith(code.replace("-", "")) \
             and content_hash_of(out.sheet.content or {}) == out.sheet.content_hash \
             and (e.payload.get("sheet") or {}).get("content_hash") == out.sheet.content_hash:
-        latest = _latest_record(t.id, out.round, out.table.number, out.sheet.version)
-        out.intact = latest == sheet_record(out.sheet, out.round, out.table.number)
+        latest = dict(_latest_record(t.id, out.round, out.table.number, out.sheet.version) or {})
+        signed_players = latest.pop("players", None)
+        out.intact = latest == sheet_record(out.sheet, out.round, out.table.number) \
+            and list(out.table.players) == signed_view(out.sheet).players \
+            and signed_players in (None, list(out.table.players))
         head = published_under(t.id, e.seq)
-        if head is not None:
+        if head is MISSING_HEAD:  # the chain says it was published, the database no longer has it
+            out.intact, head = False, None
+        elif head is not None:
             at_head = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id == t.id,
                                                                       AuditEntry.seq == head.seq))
             if at_head != head.hash:  # the chain no longer holds what was published: not a proof

@@ -7,7 +7,7 @@ from sqlalchemy import bindparam, select, update
 
 from ..extensions import db
 from ..models import AuditEntry, Tournament, set_loaded, utcnow
-from . import chain
+from . import chain, chain_rows
 
 
 class ServiceError(ValueError):
@@ -93,6 +93,7 @@ def audit(action: str, actor: str, payload: dict, tournament_id: int | None = No
     if tournament_id is None:
         return chain.append_server_log(action, actor, payload)
     chain.record_sheets(tournament_id, actor)
+    chain_rows.write_rows(db.session, actor)  # the rows this action wrote, chained before it
     return chain.append(tournament_id, action, actor, payload)
 
 

@@ -6,6 +6,7 @@ as `listok season` and `listok rating` compute them from the same files."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -126,16 +127,23 @@ def check_chain(rt, entries: list, heads: list, head: dict | None) -> ChainCheck
         if e is None or e.get("hash") != h.get("hash"):
             problems.append(f"the head #{(h or {}).get('seq')} published ({(h or {}).get('place')}) is not in "
                             "the chain: it was cut or rewritten")
-    # the counting sheet of every table as the chain recorded it
-    versions: dict[tuple, dict] = {}
+    # every head the chain says was published was sent, as the chain has it
+    sent = {(h.get("seq"), h.get("hash")): h for h in heads if isinstance(h, dict)} if isinstance(heads, list) else {}
     for e in by_seq.values():
-        rec = (e.get("payload") or {}).get("sheet") if e.get("kind") in ("sheet.store", "sheet.update") else None
-        if isinstance(rec, dict):
-            versions[(rec.get("round"), rec.get("table"), rec.get("version"))] = rec
-    counting: dict[tuple, dict] = {}
-    for (r, tab, v), rec in sorted(versions.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)):
-        if rec.get("status") == "accepted":
-            counting[(r, tab)] = rec
+        p = e.get("payload") or {}
+        if e.get("kind") == "head.publish":
+            h = sent.get((p.get("seq"), p.get("hash")))
+            if h is None:
+                problems.append(f"the head #{p.get('seq')} published ({p.get('place')}, chain record #{e.get('seq')}) "
+                                "was not sent: it was deleted")
+            elif h.get("place") != p.get("place") or h.get("published_at") != e.get("at"):
+                problems.append(f"the head #{p.get('seq')} published: the venue says {h.get('place')} at "
+                                f"{h.get('published_at')}, the chain {p.get('place')} at {e.get('at')}")
+    # the counting sheet of every table as the chain recorded it
+    from .chain_rows import counting_records
+
+    counting = counting_records((e.get("payload") or {}).get("sheet") for e in by_seq.values()
+                                if e.get("kind") in ("sheet.store", "sheet.update"))
     in_file = set()
     for rnd in rt.rounds:
         for tr in rnd.tables:
@@ -157,7 +165,48 @@ def check_chain(rt, entries: list, heads: list, head: dict | None) -> ChainCheck
                 problems.append(f"{where}: the file's points are not the chain's")
     for key in sorted(set(counting) - in_file):
         problems.append(f"round {key[0]}, table {key[1]}: the chain has a sheet the file does not")
+    problems += _replayed(rt, list(by_seq.values()), counting)
     return ChainCheck(not problems, problems, len(by_seq), prev)
+
+
+def _replayed(rt, entries: list, counting: dict) -> list[str]:
+    """The file against the tournament the chain alone records (services/chain_rows.py): each
+    table's seating, and the standings after every round."""
+    from . import chain_rows
+    from .engine import rules_table, rules_tournament
+
+    payloads = [e.get("payload") for e in entries if e.get("kind") == chain_rows.KIND]
+    if not payloads:
+        return ["the chain does not record the players, the draw and the events: the file's standings "
+                "cannot be checked against it"]
+    tid = entries[0].get("tournament") if entries else None
+    ct = chain_rows.chain_tournament(chain_rows.replay(payloads), counting, tid)
+    if ct is None:
+        return ["the chain records no tournament"]
+    try:
+        from_chain = rules_tournament(ct)
+    except Exception as e:  # noqa: BLE001 - a chain no engine can read is the finding
+        return [f"the tournament cannot be rebuilt from the chain: {e}"]
+    problems = []
+    tables = {(r.number, tab.number): tab for r in ct.rounds for tab in r.tables}
+    for rnd in rt.rounds:
+        for tr in rnd.tables:
+            tab = tables.get((rnd.number, tr.table))
+            if tab is None:
+                continue
+            if list(tab.players) != list(tr.players):
+                problems.append(f"round {rnd.number}, table {tr.table}: the file seats {list(tr.players)}, "
+                                f"the chain {list(tab.players)}")
+            elif tab.sheet is not None:
+                chained = rules_table(tr.table, tab.players, tab.sheet)
+                for f in dataclasses.fields(tr):
+                    if f.name not in ("sums", "disqualified", "points") and \
+                            getattr(tr, f.name) != getattr(chained, f.name):
+                        problems.append(f"round {rnd.number}, table {tr.table}: the file's {f.name} is "
+                                        f"{getattr(tr, f.name)!r}, the chain's {getattr(chained, f.name)!r}")
+    for r, _tab, message in chain_rows.standings_differences(from_chain, rt, right="the file"):
+        problems.append(message if r is None or message.startswith("standings") else f"round {r}: {message}")
+    return problems
 
 
 # --------------------------------------------------------------------------- receiving a tournament

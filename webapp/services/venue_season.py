@@ -17,6 +17,7 @@ from ..extensions import db
 from ..models import AuditEntry, PublishedHead, SeasonCopy, Tournament
 from ..rules.ruleset import get_ruleset
 from .common import ServiceError, audit
+from . import chain
 
 SEASON_FORMAT = "listok-season/1"
 PUSH_FORMAT = "listok-push/1"
@@ -161,7 +162,7 @@ def chain_export(t: Tournament) -> dict:
         "entries": [{"tournament": e.tournament_id, "seq": e.seq, "prev": e.prev_hash, "kind": e.action,
                      "actor": e.actor, "at": e.at.isoformat(timespec="microseconds"), "payload": e.payload,
                      "hash": e.hash} for e in entries],
-        "heads": [{"seq": h.seq, "hash": h.hash, "place": h.place, "published_at": h.published_at.isoformat()}
+        "heads": [{"seq": h.seq, "hash": h.hash, "place": h.place, "published_at": h.published_at.isoformat(timespec="microseconds")}
                   for h in heads],
         "head": {"seq": t.chain_seq, "hash": t.chain_head},
     }
@@ -240,6 +241,11 @@ def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30,
     if not url or not token:
         raise ServiceError(_("The federation's address and the venue's token are not set "
                              "(LISTOK_FEDERATION_URL, LISTOK_FEDERATION_TOKEN)."))
+    verdict = chain.verify(t)
+    if not verdict.ok:  # the federation sees only the file and the chain: a tampered record stops here
+        raise ServiceError(_("The tournament's record check fails, so nothing was sent: %(problems)s. "
+                             "Run listok verify and let the referee compare the paper sheets.",
+                             problems="; ".join(verdict.lines()[:5])))
     target = federation_target(url, "/federation/api/tournaments", insecure)
     body = json.dumps(push_body(t), ensure_ascii=False).encode("utf-8")
     status, raw = federation_request(target, token, body, timeout)

@@ -23,4 +23,5 @@ def receipt(tid: int):
         shapes = {k: sheet_shape(rs, check.table, s) for k, s in (("sheet", check.sheet), ("counting", check.counting))
                   if s is not None}
     return render_template("public/receipt.html", t=t, typed=typed, check=check, by_no=players_by_no(t),
-                           head_label=chain.head_label, rs=rs, shapes=shapes), 404 if check is not None and not check.found else 200
+                           head_label=chain.head_label, rs=rs, shapes=shapes, signed_view=chain.signed_view), \
+        404 if check is not None and not check.found else 200
