@@ -8,7 +8,7 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import admission, caching, errors, headers, i18n
+from . import admission, caching, errors, headers, i18n, schema
 from .sync import together
 from .config import load_config
 from .database import configure_sqlite, ping_after_rest
@@ -27,6 +27,7 @@ def build_app(config: dict | None = None) -> Flask:
         configure_sqlite(db.engine)
         ping_after_rest(db.engine)
     migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
+    schema.init_app(app)  # first: until the schema is current, nothing else may read the database
     csrf.init_app(app)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"

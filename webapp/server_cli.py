@@ -29,12 +29,13 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-def upgrade_database(app) -> None:
-    """Bring the schema up to date (Alembic), creating it on a fresh database."""
-    from flask_migrate import upgrade
+def upgrade_database(app) -> str:
+    """Bring the schema up to date (Alembic, quietly), creating it on a fresh database;
+    one line that says where it stands."""
+    from . import schema
 
-    with app.app_context():
-        upgrade(directory=app.extensions["migrate"].directory)
+    before, after = schema.upgrade(app)
+    return schema.upgrade_line(app, before, after)
 
 
 @click.command("create-user")
@@ -63,7 +64,7 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
     if len(password) < 8:
         raise click.BadParameter("use at least 8 characters", param_hint="password")
     app = _app()
-    upgrade_database(app)
+    click.echo(upgrade_database(app))
     with app.app_context():
         if db.session.scalar(select(User).where(User.username == username)):
             raise click.ClickException(f"user '{username}' exists already")
@@ -97,45 +98,114 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
     click.echo(f"created {role} '{username}'{where}")
 
 
+def demo_refusal(app, force: str | None) -> str | None:
+    """Why the demo (accounts with the passwords printed in the README) must not go into
+    this database, or None. Only the venue laptop's SQLite in the instance folder (or a
+    database in memory) takes it without asking; anything else, or LISTOK_ENV=production,
+    needs --force naming the database."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    from .config import production
+
+    url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
+    name = url.database or ""
+    if url.get_backend_name() == "sqlite":
+        in_instance = not name or name == ":memory:" or Path(name).resolve().is_relative_to(
+            Path(app.instance_path).resolve())
+        if in_instance and not production(app.config):
+            return None
+    names = {name, Path(name).name} - {""}
+    if force and force in names:
+        return None
+    shown = url.render_as_string(hide_password=True)
+    why = "LISTOK_ENV=production" if production(app.config) else f"{shown} is not the SQLite database in instance/"
+    hint = f"--force {Path(name).name if url.get_backend_name() == 'sqlite' else name}"
+    return (f"refusing the demo: {why}, and the demo creates accounts whose passwords are published "
+            f"(demo, rozhodca, admin). Use a throwaway database, or give {hint} to create them anyway")
+
+
+def demo_accounts_line() -> str:
+    from .demo import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
+
+    return (f"sign in as '{DEMO_LOGIN[0]}' / '{DEMO_LOGIN[1]}' (operator), '{DEMO_REFEREE[0]}' / "
+            f"'{DEMO_REFEREE[1]}' (referee), '{DEMO_ADMIN[0]}' / '{DEMO_ADMIN[1]}' (admin)")
+
+
+def _refuse_demo_unless(app, force: str | None) -> None:
+    why = demo_refusal(app, force)
+    if why:
+        from .cli import BadInput
+
+        raise BadInput(why)
+
+
 @click.command("demo")
 @click.option("--players", default=45, show_default=True, help="How many players (a multiple of 3).")
-def demo(players: int) -> None:
-    """Create a demo tournament (played up to round 3) and a demo operator."""
+@click.option("--force", metavar="DATABASE", default=None,
+              help="Create the demo accounts in a database that is not instance/'s SQLite: name it.")
+def demo(players: int, force: str | None) -> None:
+    """Create a demo tournament (played up to round 3) and demo accounts (operator,
+    referee, admin, with published passwords: only in the venue laptop's SQLite unless --force)."""
     from .demo import create_demo
 
     app = _app()
-    upgrade_database(app)
+    _refuse_demo_unless(app, force)
+    click.echo(upgrade_database(app))
     with app.app_context():
-        tid, login = create_demo(players)
-    click.echo(f"demo tournament {tid} created; sign in as '{login[0]}' with password '{login[1]}'")
+        tid, _login = create_demo(players)
+    click.echo(f"demo tournament {tid} created; {demo_accounts_line()}")
+
+
+def _bind(app, host: str, port: int, threads: int):
+    """The listening socket before anything is printed: a busy port is one line."""
+    import errno
+
+    from .cli import BadInput
+    from .lanes import make_server
+
+    try:
+        # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
+        return make_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise BadInput(f"port {port} on {host} is in use (another listok serve?): stop that server, "
+                           f"or give another --port") from None
+        if e.errno == errno.EACCES:
+            raise BadInput(f"port {port} on {host} needs root: use a port from 1024 up, e.g. --port 8000 "
+                           "(a proxy in front serves 80 and 443)") from None
+        raise BadInput(f"cannot listen on {host}:{port} ({e.strerror or e})") from None
 
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="0.0.0.0 to serve the venue's network.")
 @click.option("--port", default=8000, show_default=True)
 @click.option("--demo", "with_demo", is_flag=True, help="Create the demo tournament first if there is none.")
+@click.option("--force", metavar="DATABASE", default=None,
+              help="With --demo: create the demo accounts in a database that is not instance/'s SQLite.")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(2, 64),
               help="Waitress worker threads (requests answered at once).")
-def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
+def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int) -> None:
     """Run the venue server (waitress), upgrading the database first."""
-    from .lanes import serve as serve_in_lanes
-
     app = _app()
-    upgrade_database(app)
+    if with_demo:
+        _refuse_demo_unless(app, force)
+    server = _bind(app, host, port, threads)
+    click.echo(upgrade_database(app))
     if with_demo:
         from .demo import create_demo, has_demo
 
         with app.app_context():
             if not has_demo():
-                tid, login = create_demo(45)
-                click.echo(f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'")
+                tid, _login = create_demo(45)
+                click.echo(f"demo tournament {tid} created; {demo_accounts_line()}")
             else:
-                click.echo("demo tournament present; sign in as 'demo' / 'demo-operator' "
-                           "(admin: 'admin' / 'demo-admin')")
+                click.echo(f"demo tournament present; {demo_accounts_line()}")
     click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
+    server.print_listen("Serving on http://{}:{}")
     freeze_startup_objects()
-    # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-    serve_in_lanes(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+    server.run()
 
 
 @click.group("db")
@@ -149,8 +219,7 @@ def db_upgrade() -> None:
     empty database. Run it once per deploy before gunicorn starts: workers never migrate.
     `listok serve` runs it by itself (the venue laptop's SQLite)."""
     app = _app()
-    upgrade_database(app)
-    click.echo(f"database at schema {_schema_head(app)}")
+    click.echo(upgrade_database(app))
 
 
 @db_group.command("current")
