@@ -241,6 +241,7 @@ def _schema_head(app) -> str:
             return ", ".join(r[0] for r in conn.execute(text("SELECT version_num FROM alembic_version")))
 
 
-from .venue_https import https_config  # noqa: E402 - only click and the standard library
+from .proxy_config import proxy_config  # noqa: E402 - only click and the standard library
+from .venue_https import https_config  # noqa: E402
 
-COMMANDS = (create_user, demo, serve, https_config, db_group)
+COMMANDS = (create_user, demo, serve, https_config, proxy_config, db_group)
