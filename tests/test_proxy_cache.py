@@ -234,3 +234,33 @@ def test_proxy_config_refuses_what_nginx_cannot_use(tmp_path):
     check = subprocess.run(["nginx", "-t", "-p", str(prefix), "-c", str(prefix / "nginx.conf")], capture_output=True,
                            text=True, env={**os.environ})
     assert check.returncode == 0, check.stderr
+
+
+def test_season_pages_tell_a_shared_cache_how_long_to_keep_them(tmp_path):
+    """A federation's season pages: `public` with a max-age for anonymous visitors (the proxy
+    keeps them), `private` for anyone with a cookie (staff who just received a tournament)."""
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.models import Federation, Season
+    from webapp.views.seasons import SEASON_MAX_AGE
+
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'f.db'}",
+                      "LISTOK_ROLE": "federation"})
+    with app.app_context():
+        db.create_all()
+        f = Federation(code="szmk", name="SZMK")
+        db.session.add(f)
+        db.session.flush()
+        s = Season(federation_id=f.id, ruleset="sem", name="2026")
+        db.session.add(s)
+        db.session.commit()
+        sid = s.id
+    client = app.test_client()
+    r = client.get(f"/seasons/{sid}/")
+    assert r.status_code == 200 and r.headers["Cache-Control"].startswith(f"public, max-age={SEASON_MAX_AGE},")
+    assert "Set-Cookie" not in r.headers
+    assert client.get(f"/seasons/{sid}/", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    client.set_cookie("lang", "en")
+    assert client.get(f"/seasons/{sid}/").headers["Cache-Control"].startswith("private")
+    with app.app_context():
+        db.engine.dispose()
