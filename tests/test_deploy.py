@@ -38,7 +38,7 @@ def test_listok_db_upgrade_creates_the_schema_and_says_which(database_url, monke
     result = runner.invoke(main, ["db", "upgrade"])
     assert result.exit_code == 0, result.output
     line = result.output.strip()
-    assert line.startswith("database schema up to date (") and line.endswith("; upgraded from empty)")
+    assert line.startswith("database schema up to date (") and line.endswith("; created)")
     head = line.split("(", 1)[1].split(";")[0]
     engine = create_engine(normalise_database_url(database_url))
     try:

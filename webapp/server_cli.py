@@ -7,6 +7,12 @@ import gc
 import click
 
 
+def t_(msgid: str, /, **values) -> str:
+    from .cli import t_ as translate  # webapp.cli imports this module at its end
+
+    return translate(msgid, **values)
+
+
 def _app():
     """The app, or one line on stderr and exit status 2 when it must not start
     (production mode without DATABASE_URL or a usable secret key)."""
@@ -67,7 +73,7 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
     click.echo(upgrade_database(app))
     with app.app_context():
         if db.session.scalar(select(User).where(User.username == username)):
-            raise click.ClickException(f"user '{username}' exists already")
+            raise click.ClickException(t_("user '%(name)s' exists already", name=username))
         missing = [tid for tid in tournaments if db.session.get(Tournament, tid) is None]
         if missing:
             raise click.BadParameter(f"no tournament {missing[0]}", param_hint="--tournament")
@@ -94,8 +100,11 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
         for tid in tournaments:
             access.assign(user, tid)
         db.session.commit()
-    where = f", assigned to tournament {', '.join(map(str, tournaments))}" if tournaments else ""
-    click.echo(f"created {role} '{username}'{where}")
+    if tournaments:
+        click.echo(t_("created %(role)s '%(name)s', assigned to tournament %(ids)s", role=role, name=username,
+                      ids=", ".join(map(str, tournaments))))
+    else:
+        click.echo(t_("created %(role)s '%(name)s'", role=role, name=username))
 
 
 def demo_refusal(app, force: str | None) -> str | None:
@@ -120,17 +129,20 @@ def demo_refusal(app, force: str | None) -> str | None:
     if force and force in names:
         return None
     shown = url.render_as_string(hide_password=True)
-    why = "LISTOK_ENV=production" if production(app.config) else f"{shown} is not the SQLite database in instance/"
+    why = "LISTOK_ENV=production" if production(app.config) else t_(
+        "%(url)s is not the SQLite database in instance/", url=shown)
     hint = f"--force {Path(name).name if url.get_backend_name() == 'sqlite' else name}"
-    return (f"refusing the demo: {why}, and the demo creates accounts whose passwords are published "
-            f"(demo, rozhodca, admin). Use a throwaway database, or give {hint} to create them anyway")
+    return t_("refusing the demo: %(why)s, and the demo creates accounts whose passwords are published "
+              "(demo, rozhodca, admin). Use a throwaway database, or give %(force)s to create them anyway",
+              why=why, force=hint)
 
 
 def demo_accounts_line() -> str:
     from .demo import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
 
-    return (f"sign in as '{DEMO_LOGIN[0]}' / '{DEMO_LOGIN[1]}' (operator), '{DEMO_REFEREE[0]}' / "
-            f"'{DEMO_REFEREE[1]}' (referee), '{DEMO_ADMIN[0]}' / '{DEMO_ADMIN[1]}' (admin)")
+    return t_("sign in as %(operator)s (operator), %(referee)s (referee), %(admin)s (admin)",
+              **{k: f"'{u}' / '{pw}'" for k, (u, pw) in
+                 (("operator", DEMO_LOGIN), ("referee", DEMO_REFEREE), ("admin", DEMO_ADMIN))})
 
 
 def _refuse_demo_unless(app, force: str | None) -> None:
@@ -155,7 +167,7 @@ def demo(players: int, force: str | None) -> None:
     click.echo(upgrade_database(app))
     with app.app_context():
         tid, _login = create_demo(players)
-    click.echo(f"demo tournament {tid} created; {demo_accounts_line()}")
+    click.echo(t_("demo tournament %(id)s created; %(accounts)s", id=tid, accounts=demo_accounts_line()))
 
 
 def _bind(app, host: str, port: int, threads: int):
@@ -170,12 +182,13 @@ def _bind(app, host: str, port: int, threads: int):
         return make_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
-            raise BadInput(f"port {port} on {host} is in use (another listok serve?): stop that server, "
-                           f"or give another --port") from None
+            raise BadInput(t_("port %(port)s on %(host)s is in use (another listok serve?): stop that server, "
+                              "or give another --port", port=port, host=host)) from None
         if e.errno == errno.EACCES:
-            raise BadInput(f"port {port} on {host} needs root: use a port from 1024 up, e.g. --port 8000 "
-                           "(a proxy in front serves 80 and 443)") from None
-        raise BadInput(f"cannot listen on {host}:{port} ({e.strerror or e})") from None
+            raise BadInput(t_("port %(port)s on %(host)s needs root: use a port from 1024 up, e.g. --port 8000 "
+                              "(a proxy in front serves 80 and 443)", port=port, host=host)) from None
+        raise BadInput(t_("cannot listen on %(host)s:%(port)s (%(why)s)", host=host, port=port,
+                          why=e.strerror or e)) from None
 
 
 @click.command("serve")
@@ -199,10 +212,12 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
         with app.app_context():
             if not has_demo():
                 tid, _login = create_demo(45)
-                click.echo(f"demo tournament {tid} created; {demo_accounts_line()}")
+                click.echo(t_("demo tournament %(id)s created; %(accounts)s", id=tid,
+                              accounts=demo_accounts_line()))
             else:
-                click.echo(f"demo tournament present; {demo_accounts_line()}")
-    click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
+                click.echo(t_("demo tournament present; %(accounts)s", accounts=demo_accounts_line()))
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+    click.echo(t_("Listok on %(url)s", url=f"http://{shown}:{port}/"))
     server.print_listen("Serving on http://{}:{}")
     freeze_startup_objects()
     server.run()
@@ -226,7 +241,7 @@ def db_upgrade() -> None:
 def db_current() -> None:
     """Print the schema version of DATABASE_URL (empty: not created yet)."""
     app = _app()
-    click.echo(_schema_head(app) or "(no schema)")
+    click.echo(_schema_head(app) or t_("(no schema)"))
 
 
 def _schema_head(app) -> str:

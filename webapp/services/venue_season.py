@@ -9,7 +9,7 @@ import urllib.request
 from dataclasses import dataclass
 from datetime import date
 
-from flask_babel import gettext as _
+from flask_babel import get_locale, gettext as _
 from sqlalchemy import select
 
 from ..extensions import db
@@ -175,7 +175,8 @@ def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30) -
         target += "/federation/api/tournaments"
     body = json.dumps(push_body(t), ensure_ascii=False).encode("utf-8")
     req = urllib.request.Request(target, data=body, method="POST", headers={
-        "Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+        "Content-Type": "application/json", "Authorization": f"Bearer {token}",
+        "Accept-Language": str(get_locale())})  # the federation's reasons in the operator's language
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - the operator's configured URL
             status, raw = r.status, r.read()

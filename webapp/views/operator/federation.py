@@ -7,7 +7,7 @@ import urllib.error
 import urllib.request
 
 from flask import current_app, flash, redirect, render_template, request, url_for
-from flask_babel import gettext as _
+from flask_babel import get_locale, gettext as _
 from flask_login import current_user
 
 from ...extensions import db
@@ -67,7 +67,9 @@ def season_download():
 
 def fetch_season(url: str, sid: int, token: str, timeout: float = 30) -> bytes:
     target = f"{url.rstrip('/')}/federation/api/seasons/{sid}/download"
-    req = urllib.request.Request(target, headers={"Authorization": f"Bearer {token}"})
+    # the federation answers in the language asked: the operator's page's, or the command's (LANG)
+    req = urllib.request.Request(target, headers={"Authorization": f"Bearer {token}",
+                                                  "Accept-Language": str(get_locale())})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - the configured federation
             return r.read()
@@ -79,9 +81,9 @@ def fetch_season(url: str, sid: int, token: str, timeout: float = 30) -> bytes:
         raise ServiceError(_("The federation refused the download (%(status)d %(message)s).",
                              status=e.code, message=message)) from None
     except (urllib.error.URLError, OSError) as e:
-        raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was sent. "
-                             "Try again when the venue is online, or export the file and send it.",
-                             url=target, why=getattr(e, "reason", e))) from None
+        raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was downloaded. "
+                             "Try again when the venue is online, or load the season file the federation "
+                             "gave you.", url=target, why=getattr(e, "reason", e))) from None
 
 
 @bp.post("/t/<int:tid>/push")
