@@ -81,6 +81,7 @@ def build_app(config: dict | None = None) -> Flask:
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
+    app.jinja_env.globals["ruleset_title"] = i18n.ruleset_title
 
     @app.context_processor
     def inject_locale():

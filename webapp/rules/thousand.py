@@ -45,6 +45,7 @@ class Thousand(RuleSet):
 
     code = "thousand"
     title = "Тысяча"
+    title_en = "Thousand"  # the pages translate it (i18n.ruleset_title)
     table_sizes = (3, 4)
     stake = Decimal("0")
     place_points: dict = {}

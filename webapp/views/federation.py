@@ -5,7 +5,7 @@ from datetime import date
 from functools import wraps
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import gettext as _
+from flask_babel import gettext as _, lazy_gettext as _l
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -18,6 +18,9 @@ from ..services.common import ServiceError, audit
 
 bp = Blueprint("federation", __name__, url_prefix="/federation")
 api = Blueprint("federation_api", __name__, url_prefix="/federation/api")
+ROSTER_STATUSES = {"registered": _l("registered"), "licensed": _l("licensed"), "guest": _l("guest"),
+                   "rejected": _l("rejected")}  # the roster's own words (CSV `status`), shown in the page's language
+SOURCES = {"push": _l("sent by the venue"), "import": _l("imported by hand")}  # SeasonTournament.source
 csrf.exempt(api)
 
 
@@ -167,7 +170,7 @@ def season(sid: int):
     cards = db.session.scalars(select(Card).where(Card.season_id == s.id).order_by(Card.id)).all()
     names = {st.id: st.name for st in tournaments}
     return render_template("federation/season.html", s=s, tournaments=tournaments, roster=roster, cards=cards,
-                           names=names)
+                           names=names, statuses=ROSTER_STATUSES, sources=SOURCES)
 
 
 @bp.post("/seasons/<int:sid>/roster")

@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from .. import caching
 from ..extensions import db
+from ..i18n import csv_number
 from ..models import Federation, Season, SeasonTournament
 from ..rules.ruleset import get_ruleset
 from ..services import csvsafe, federation as svc
@@ -125,10 +126,10 @@ TEXT_COLUMNS = ("name", "club", "team")
 
 
 def _cell(key: str, value) -> str:
-    """Decimal commas, as Slovak and Czech spreadsheets read numbers; names stay as they are."""
+    """Numbers with the language's decimal sign, as its spreadsheets read them; names stay as they are."""
     if value is None:
         return ""
-    return str(value) if key in TEXT_COLUMNS else str(value).replace(".", ",")
+    return str(value) if key in TEXT_COLUMNS else csv_number(value)
 
 
 def _csv(data: dict, filename: str) -> Response:

@@ -9,6 +9,7 @@ from wtforms import DateField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
 from ...extensions import db
+from ...i18n import ruleset_title
 from ...models import Tournament
 from ...rules.ruleset import REGISTRY, get_ruleset
 from ...services import access, rounds
@@ -28,7 +29,7 @@ class TournamentForm(FlaskForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         get_ruleset("sem")  # loads the registry
-        self.ruleset.choices = [(code, rs.title) for code, rs in REGISTRY.items()]
+        self.ruleset.choices = [(code, ruleset_title(rs)) for code, rs in REGISTRY.items()]
 
 
 @bp.get("/")
