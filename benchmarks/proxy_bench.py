@@ -40,29 +40,13 @@ LANGUAGES = ("sk", "cs", "en;q=0.9, sk;q=0.5", "ru")
 
 
 def make_season(url: str, n_players: int, tournaments: int = 6) -> int:
+    from tests.helpers import make_season as season_of
     from webapp import create_app
     from webapp.extensions import db
-    from webapp.models import Federation, Season, Venue
-    from webapp.rules import exchange
-    from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
 
     app = create_app({"SECRET_KEY": venue.SECRET, "SQLALCHEMY_DATABASE_URI": url, "LISTOK_ROLE": "federation"})
-    pool = make_players(n_players + n_players // 10, seed=1)
-    files = [exchange.dump(play_tournament(pool[k % 7:k % 7 + n_players], seed=k, name=f"SEM {k + 1}",
-                                           date=f"2026-{k % 12 + 1:02d}-15")) for k in range(tournaments)]
+    sid, _venue = season_of(app, tournaments, n_players, seed=1)
     with app.app_context():
-        f = Federation(code="bench", name="Bench")
-        db.session.add(f)
-        db.session.flush()
-        v = Venue(name="Bench hall", federation_id=f.id)
-        s = Season(federation_id=f.id, ruleset="sem", name="bench")
-        db.session.add_all([v, s])
-        db.session.flush()
-        for text in files:
-            svc.receive(text, season=s, venue=v, source="import", actor="bench")
-        db.session.commit()
-        sid = s.id
         db.session.remove()
         db.engine.dispose()
     return sid

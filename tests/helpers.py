@@ -260,3 +260,27 @@ def postgresql_messages(app, tmp_path):
         os.close(fd)
         with open(trace) as f:
             sent += [line.split("\t")[3].split(" ")[0].strip() for line in f if line.split("\t")[1:2] == ["F"]]
+
+
+def make_season(app, tournaments: int = 2, players: int = 27, *, seed: int = 3) -> tuple[int, int]:
+    """A federation (szmk) with a venue (Poprad) and a SEM season holding `tournaments`
+    finished tournaments of `players` players, received as imports. (season id, venue id)."""
+    from webapp.models import Federation, Season, Venue
+    from webapp.rules import exchange
+    from webapp.services import federation as svc
+    from webapp.simulate import make_players, play_tournament
+
+    pool = make_players(players + tournaments, seed=seed)
+    with app.app_context():
+        f = Federation(code="szmk", name="SZMK")
+        db.session.add(f)
+        db.session.flush()
+        v = Venue(name="Poprad", federation_id=f.id)
+        s = Season(federation_id=f.id, ruleset="sem", name="2026", best=11)
+        db.session.add_all([v, s])
+        db.session.flush()
+        for k in range(tournaments):
+            rt = play_tournament(pool[k:k + players], seed=k, name=f"SEM {k + 1}", date=f"2026-{k % 12 + 1:02d}-14")
+            svc.receive(exchange.dump(rt), season=s, venue=v, source="import", actor="test")
+        db.session.commit()
+        return s.id, v.id

@@ -239,22 +239,16 @@ def test_proxy_config_refuses_what_nginx_cannot_use(tmp_path):
 def test_season_pages_tell_a_shared_cache_how_long_to_keep_them(tmp_path):
     """A federation's season pages: `public` with a max-age for anonymous visitors (the proxy
     keeps them), `private` for anyone with a cookie (staff who just received a tournament)."""
+    from tests.helpers import make_season
     from webapp import create_app
     from webapp.extensions import db
-    from webapp.models import Federation, Season
     from webapp.views.seasons import SEASON_MAX_AGE
 
     app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'f.db'}",
                       "LISTOK_ROLE": "federation"})
     with app.app_context():
         db.create_all()
-        f = Federation(code="szmk", name="SZMK")
-        db.session.add(f)
-        db.session.flush()
-        s = Season(federation_id=f.id, ruleset="sem", name="2026")
-        db.session.add(s)
-        db.session.commit()
-        sid = s.id
+    sid, _venue = make_season(app, 1)
     client = app.test_client()
     r = client.get(f"/seasons/{sid}/")
     assert r.status_code == 200 and r.headers["Cache-Control"].startswith(f"public, max-age={SEASON_MAX_AGE},")

@@ -307,37 +307,26 @@ def test_every_page_renders_without_english_in_slovak_czech_and_russian(app, ven
 def federation_app(tmp_path):
     """A federation server: a SEM season with a roster of every status and two tournaments
     received (one pushed by a venue, one imported by hand), and a staff account."""
+    from tests.helpers import make_season
     from webapp import create_app
     from webapp.extensions import db
-    from webapp.models import Federation, RosterEntry, Season, User, Venue
-    from webapp.rules import exchange
-    from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
+    from webapp.models import RosterEntry, Season, SeasonTournament, User
 
     app = create_app({"TESTING": True, "SECRET_KEY": "fed-i18n", "WTF_CSRF_ENABLED": False,
                       "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'fed.db'}", "LISTOK_ROLE": "federation"})
-    pool = make_players(30, seed=3)
     with app.app_context():
         db.create_all()
-        f = Federation(code="szmk", name="SZMK")
-        db.session.add(f)
-        db.session.flush()
-        v = Venue(name="Poprad", federation_id=f.id)
-        s = Season(federation_id=f.id, ruleset="sem", name="2026", best=11)
-        db.session.add_all([v, s])
-        db.session.flush()
+    sid, _venue = make_season(app, 2)
+    with app.app_context():
         for k, status in enumerate(("registered", "licensed", "guest", "rejected")):
-            db.session.add(RosterEntry(season_id=s.id, reg_id=f"R{k}", name=f"Hráč {k}", status=status))
-        for k, source in enumerate(("push", "import")):
-            st = svc.receive(exchange.dump(play_tournament(pool[k:k + 27], seed=k, name=f"SEM {k + 1}",
-                                                           date=f"2026-0{k + 3}-14")),
-                             season=s, venue=v, source="import", actor="test")
-            st.source = source
-        staff = User(username="staff", role="federation", federation_id=f.id, display_name="Staff")
+            db.session.add(RosterEntry(season_id=sid, reg_id=f"R{k}", name=f"Hráč {k}", status=status))
+        received = db.session.scalars(db.select(SeasonTournament).order_by(SeasonTournament.id)).all()
+        received[0].source = "push"  # as a venue's `listok push` stores it
+        staff = User(username="staff", role="federation", federation_id=db.session.get(Season, sid).federation_id,
+                     display_name="Staff")
         staff.set_password("secret-pass")
         db.session.add(staff)
         db.session.commit()
-        sid = s.id
     yield app, sid
     with app.app_context():
         db.engine.dispose()
