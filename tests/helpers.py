@@ -284,3 +284,22 @@ def make_season(app, tournaments: int = 2, players: int = 27, *, seed: int = 3) 
             svc.receive(exchange.dump(rt), season=s, venue=v, source="import", actor="test")
         db.session.commit()
         return s.id, v.id
+
+
+@contextmanager
+def served(app):
+    """`app` on a real port of 127.0.0.1 (threaded, like the venue server) while in the block:
+    (its base URL, the server)."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", server
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()

@@ -4,7 +4,6 @@ and the federation's reasons come back in that language too."""
 from __future__ import annotations
 
 import socket
-import threading
 
 import pytest
 from click.testing import CliRunner
@@ -65,8 +64,7 @@ def test_season_download_unreachable_in_the_environments_language_with_its_own_w
 
 @pytest.fixture
 def federation(tmp_path):
-    from werkzeug.serving import make_server
-
+    from tests.helpers import served
     from webapp import create_app
     from webapp.extensions import db
 
@@ -74,13 +72,8 @@ def federation(tmp_path):
                       "LISTOK_ROLE": "federation"})
     with app.app_context():
         db.create_all()
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
-    server.server_close()
+    with served(app) as (url, _server):
+        yield url
     with app.app_context():
         db.engine.dispose()
 

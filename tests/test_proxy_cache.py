@@ -48,8 +48,7 @@ class Counted:
 def stack(tmp_path):
     """(https base, the app, its counter, the tournament id, nginx's cache folder)."""
     assert shutil.which("nginx"), "nginx is missing: scripts/test installs it (apt-get install nginx)"
-    from werkzeug.serving import make_server
-
+    from tests.helpers import served
     from webapp import create_app
     from webapp.demo import create_demo
     from webapp.extensions import db
@@ -61,44 +60,39 @@ def stack(tmp_path):
         tid, _login = create_demo(18)
     counted = Counted(app.wsgi_app)
     app.wsgi_app = counted
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-
-    cert, key = self_signed(tmp_path)
-    port = free_port()
-    site, cache = tmp_path / "listok-nginx.conf", tmp_path / "cache"
-    result = CliRunner().invoke(main, ["proxy-config", "--hostname", "localhost", "--cert", str(cert), "--key", str(key),
-                                       "--port", str(port), "--http-port", "0", "--cache-dir", str(cache),
-                                       "--upstream", f"127.0.0.1:{server.server_port}", "-o", str(site)])
-    assert result.exit_code == 0, result.output
-    prefix = tmp_path / "nginx"
-    prefix.mkdir()
-    conf = prefix / "nginx.conf"
-    conf.write_text(nginx_main(site, prefix))
-    proc = subprocess.Popen(["nginx", "-p", str(prefix), "-c", str(conf)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    base = f"https://localhost:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                fetch(base, cert, "/healthz")
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stdout.read().decode() + (prefix / "error.log").read_text()
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
-        yield base, cert, app, counted, tid, cache
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
+    with served(app) as (_url, server):
+        cert, key = self_signed(tmp_path)
+        port = free_port()
+        site, cache = tmp_path / "listok-nginx.conf", tmp_path / "cache"
+        result = CliRunner().invoke(main, ["proxy-config", "--hostname", "localhost", "--cert", str(cert),
+                                           "--key", str(key), "--port", str(port), "--http-port", "0",
+                                           "--cache-dir", str(cache), "--upstream", f"127.0.0.1:{server.server_port}",
+                                           "-o", str(site)])
+        assert result.exit_code == 0, result.output
+        prefix = tmp_path / "nginx"
+        prefix.mkdir()
+        conf = prefix / "nginx.conf"
+        conf.write_text(nginx_main(site, prefix))
+        proc = subprocess.Popen(["nginx", "-p", str(prefix), "-c", str(conf)], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        base = f"https://localhost:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    fetch(base, cert, "/healthz")
+                    break
+                except OSError:
+                    assert proc.poll() is None, proc.stdout.read().decode() + (prefix / "error.log").read_text()
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
+            yield base, cert, app, counted, tid, cache
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
 
 
 def fetch(base: str, cert: Path, path: str, method: str = "GET", headers: dict | None = None, body=None):
