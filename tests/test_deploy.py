@@ -252,8 +252,9 @@ def test_outdated_database_503_names_both_schemas_then_serves(database_url, monk
     assert answer.status_code == 503 and "a8_rulesets" in text and head in text and "listok db upgrade" in text
     assert client.get("/api/v1/tables/1/state").get_json()["error"] == "schema"
     assert client.get("/healthz").status_code == 503
-    line = schema.upgrade_line(app, *schema.upgrade(app))
-    assert line == f"database schema up to date ({head}; upgraded from a8_rulesets)"
+    from webapp.server_cli import upgrade_database
+
+    assert upgrade_database(app) == f"database schema up to date ({head}; upgraded from a8_rulesets)"
     assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200
     with app.app_context():
         from webapp.extensions import db

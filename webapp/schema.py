@@ -99,19 +99,6 @@ def upgrade(app: Flask) -> tuple[State, State]:
     return before, before
 
 
-def upgrade_line(app: Flask, before: State, after: State) -> str:
-    """One line for the operator, in the environment's language (the `listok` commands)."""
-    from .cli import t_
-
-    head = ", ".join(after.heads)
-    if before.ok:
-        return t_("database schema up to date (%(head)s)", head=head)
-    if before.fresh:
-        return t_("database schema up to date (%(head)s; created)", head=head)
-    return t_("database schema up to date (%(head)s; upgraded from %(was)s)", head=head,
-              was=", ".join(before.current))
-
-
 def problem(s: State) -> str:
     """What is wrong and what to do, in the request's language."""
     if s.fresh:

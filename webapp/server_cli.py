@@ -7,8 +7,9 @@ import gc
 import click
 
 
-def t_(msgid: str, /, **values) -> str:
-    from .cli import t_ as translate  # webapp.cli imports this module at its end
+def _(msgid: str, /, **values) -> str:
+    """webapp.cli's `_` (the environment's language); imported late: webapp.cli imports this module at its end."""
+    from .cli import _ as translate
 
     return translate(msgid, **values)
 
@@ -41,7 +42,12 @@ def upgrade_database(app) -> str:
     from . import schema
 
     before, after = schema.upgrade(app)
-    return schema.upgrade_line(app, before, after)
+    head = ", ".join(after.heads)
+    if before.ok:
+        return _("database schema up to date (%(head)s)", head=head)
+    if before.fresh:
+        return _("database schema up to date (%(head)s; created)", head=head)
+    return _("database schema up to date (%(head)s; upgraded from %(was)s)", head=head, was=", ".join(before.current))
 
 
 @click.command("create-user")
@@ -73,7 +79,7 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
     click.echo(upgrade_database(app))
     with app.app_context():
         if db.session.scalar(select(User).where(User.username == username)):
-            raise click.ClickException(t_("user '%(name)s' exists already", name=username))
+            raise click.ClickException(_("user '%(name)s' exists already", name=username))
         missing = [tid for tid in tournaments if db.session.get(Tournament, tid) is None]
         if missing:
             raise click.BadParameter(f"no tournament {missing[0]}", param_hint="--tournament")
@@ -101,10 +107,10 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
             access.assign(user, tid)
         db.session.commit()
     if tournaments:
-        click.echo(t_("created %(role)s '%(name)s', assigned to tournament %(ids)s", role=role, name=username,
+        click.echo(_("created %(role)s '%(name)s', assigned to tournament %(ids)s", role=role, name=username,
                       ids=", ".join(map(str, tournaments))))
     else:
-        click.echo(t_("created %(role)s '%(name)s'", role=role, name=username))
+        click.echo(_("created %(role)s '%(name)s'", role=role, name=username))
 
 
 def demo_refusal(app, force: str | None) -> str | None:
@@ -129,10 +135,10 @@ def demo_refusal(app, force: str | None) -> str | None:
     if force and force in names:
         return None
     shown = url.render_as_string(hide_password=True)
-    why = "LISTOK_ENV=production" if production(app.config) else t_(
+    why = "LISTOK_ENV=production" if production(app.config) else _(
         "%(url)s is not the SQLite database in instance/", url=shown)
     hint = f"--force {Path(name).name if url.get_backend_name() == 'sqlite' else name}"
-    return t_("refusing the demo: %(why)s, and the demo creates accounts whose passwords are published "
+    return _("refusing the demo: %(why)s, and the demo creates accounts whose passwords are published "
               "(demo, rozhodca, admin). Use a throwaway database, or give %(force)s to create them anyway",
               why=why, force=hint)
 
@@ -140,7 +146,7 @@ def demo_refusal(app, force: str | None) -> str | None:
 def demo_accounts_line() -> str:
     from .demo import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
 
-    return t_("sign in as %(operator)s (operator), %(referee)s (referee), %(admin)s (admin)",
+    return _("sign in as %(operator)s (operator), %(referee)s (referee), %(admin)s (admin)",
               **{k: f"'{u}' / '{pw}'" for k, (u, pw) in
                  (("operator", DEMO_LOGIN), ("referee", DEMO_REFEREE), ("admin", DEMO_ADMIN))})
 
@@ -167,7 +173,7 @@ def demo(players: int, force: str | None) -> None:
     click.echo(upgrade_database(app))
     with app.app_context():
         tid, _login = create_demo(players)
-    click.echo(t_("demo tournament %(id)s created; %(accounts)s", id=tid, accounts=demo_accounts_line()))
+    click.echo(_("demo tournament %(id)s created; %(accounts)s", id=tid, accounts=demo_accounts_line()))
 
 
 def _bind(app, host: str, port: int, threads: int):
@@ -182,12 +188,12 @@ def _bind(app, host: str, port: int, threads: int):
         return make_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
-            raise BadInput(t_("port %(port)s on %(host)s is in use (another listok serve?): stop that server, "
+            raise BadInput(_("port %(port)s on %(host)s is in use (another listok serve?): stop that server, "
                               "or give another --port", port=port, host=host)) from None
         if e.errno == errno.EACCES:
-            raise BadInput(t_("port %(port)s on %(host)s needs root: use a port from 1024 up, e.g. --port 8000 "
+            raise BadInput(_("port %(port)s on %(host)s needs root: use a port from 1024 up, e.g. --port 8000 "
                               "(a proxy in front serves 80 and 443)", port=port, host=host)) from None
-        raise BadInput(t_("cannot listen on %(host)s:%(port)s (%(why)s)", host=host, port=port,
+        raise BadInput(_("cannot listen on %(host)s:%(port)s (%(why)s)", host=host, port=port,
                           why=e.strerror or e)) from None
 
 
@@ -212,12 +218,12 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
         with app.app_context():
             if not has_demo():
                 tid, _login = create_demo(45)
-                click.echo(t_("demo tournament %(id)s created; %(accounts)s", id=tid,
+                click.echo(_("demo tournament %(id)s created; %(accounts)s", id=tid,
                               accounts=demo_accounts_line()))
             else:
-                click.echo(t_("demo tournament present; %(accounts)s", accounts=demo_accounts_line()))
+                click.echo(_("demo tournament present; %(accounts)s", accounts=demo_accounts_line()))
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    click.echo(t_("Listok on %(url)s", url=f"http://{shown}:{port}/"))
+    click.echo(_("Listok on %(url)s", url=f"http://{shown}:{port}/"))
     server.print_listen("Serving on http://{}:{}")
     freeze_startup_objects()
     server.run()
@@ -241,7 +247,7 @@ def db_upgrade() -> None:
 def db_current() -> None:
     """Print the schema version of DATABASE_URL (empty: not created yet)."""
     app = _app()
-    click.echo(_schema_head(app) or t_("(no schema)"))
+    click.echo(_schema_head(app) or _("(no schema)"))
 
 
 def _schema_head(app) -> str:
