@@ -27,7 +27,7 @@ def build_app(config: dict | None = None) -> Flask:
         configure_sqlite(db.engine)
         ping_after_rest(db.engine)
     migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
-    schema.init_app(app)  # first: until the schema is current, nothing else may read the database
+    schema.init_app(app)  # /healthz's look at the schema before anything else
     csrf.init_app(app)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"

@@ -4,10 +4,10 @@
 (`gunicorn wsgi:app`, `waitress-serve wsgi:app`) never migrates: several workers
 would race for it, a migration belongs to the deploy step where its failure is
 seen, and the application's database user may lack the rights. Until the schema
-is current every request is answered 503 with a page in the visitor's language
-that says to run `listok db upgrade`, and `/healthz` fails, so a proxy's health
-check holds traffic back. The check stops, per process, once the schema is
-current: a request then costs nothing more.
+is current every request the database refuses (a missing table or column) is
+answered 503 with a page in the visitor's language that says to run `listok db
+upgrade`, and `/healthz` fails, so a proxy's health check holds traffic back.
+Nothing is read before a request: a current schema costs no request anything.
 """
 from __future__ import annotations
 
@@ -122,13 +122,21 @@ def _known(revisions: list[str]) -> bool:
 
 
 class Guard:
-    """Answers 503 until the schema is current; then steps aside for the process's life."""
+    """A request the database refuses (a missing table or column) on a schema that is not
+    current is answered 503 saying what to run; /healthz looks at the schema itself until it
+    is current. Once it is, the guard steps aside for the process's life: a request never
+    pays for it, not even a process's first one."""
 
     def __init__(self, app: Flask):
+        from sqlalchemy.exc import OperationalError, ProgrammingError
+
         self.ok = False
         self.lock = threading.Lock()
         self.seen: tuple[float, State] | None = None
-        app.before_request(self.before_request)
+        app.before_request(self.health)
+        # SQLite says "no such table/column" with the first, PostgreSQL "relation does not exist" with the second
+        app.register_error_handler(OperationalError, self.refused)
+        app.register_error_handler(ProgrammingError, self.refused)
 
     def current_state(self) -> State:
         now = time.monotonic()
@@ -138,27 +146,39 @@ class Guard:
                 seen = self.seen
                 if seen is None or now - seen[0] > RECHECK_SECONDS:
                     seen = self.seen = (time.monotonic(), state(current_app))
+        if seen[1].ok:
+            self.ok = True
         return seen[1]
 
-    def before_request(self):
-        if self.ok or request.endpoint == "static":
+    def health(self):
+        if self.ok or request.path != "/healthz":
             return None
         s = self.current_state()
         if s.ok:
-            self.ok = True
             return None
-        message = problem(s)
-        headers = {"Retry-After": "30", "Cache-Control": "no-store"}
-        if request.path == "/healthz":
-            return f"schema not up to date: run `{UPGRADE}`\n", 503, {
-                "Content-Type": "text/plain; charset=utf-8", **headers}
-        if request.path.startswith("/api/"):
-            return jsonify({"status": "busy", "error": "schema", "message": message, "retry_after_ms": 30000}), \
-                503, headers
-        return render_template("error_plain.html", title=_("The database is not ready"), message=message), \
-            503, headers
+        return f"schema not up to date: run `{UPGRADE}`\n", 503, {
+            "Content-Type": "text/plain; charset=utf-8", **HEADERS}
+
+    def refused(self, e: Exception):
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if not self.ok:
+            try:
+                s = self.current_state()
+            except SQLAlchemyError:  # the database itself is away: that error, not this one
+                s = None
+            if s is not None and not s.ok:
+                message = problem(s)
+                if request.path.startswith("/api/"):
+                    return jsonify({"status": "busy", "error": "schema", "message": message,
+                                    "retry_after_ms": 30000}), 503, HEADERS
+                return render_template("error_plain.html", title=_("The database is not ready"),
+                                       message=message), 503, HEADERS
+        raise e  # a real failure: the 500 page
+
+
+HEADERS = {"Retry-After": "30", "Cache-Control": "no-store"}
 
 
 def init_app(app: Flask) -> None:
-    if app.config.get("LISTOK_SCHEMA_CHECK", True):
-        app.extensions["schema_guard"] = Guard(app)
+    app.extensions["schema_guard"] = Guard(app)
