@@ -267,3 +267,46 @@ def english_paper(app, tid: int) -> None:
     with app.app_context():
         db.session.get(Tournament, tid).paper_language = "en"
         db.session.commit()
+
+
+def make_season(app, tournaments: int = 2, players: int = 27, *, seed: int = 3) -> tuple[int, int]:
+    """A federation (szmk) with a venue (Poprad) and a SEM season holding `tournaments`
+    finished tournaments of `players` players, received as imports. (season id, venue id)."""
+    from webapp.models import Federation, Season, Venue
+    from webapp.rules import exchange
+    from webapp.services import federation as svc
+    from webapp.simulate import make_players, play_tournament
+
+    pool = make_players(players + tournaments, seed=seed)
+    with app.app_context():
+        f = Federation(code="szmk", name="SZMK")
+        db.session.add(f)
+        db.session.flush()
+        v = Venue(name="Poprad", federation_id=f.id)
+        s = Season(federation_id=f.id, ruleset="sem", name="2026", best=11)
+        db.session.add_all([v, s])
+        db.session.flush()
+        for k in range(tournaments):
+            rt = play_tournament(pool[k:k + players], seed=k, name=f"SEM {k + 1}", date=f"2026-{k % 12 + 1:02d}-14")
+            svc.receive(exchange.dump(rt), season=s, venue=v, source="import", actor="test")
+        db.session.commit()
+        return s.id, v.id
+
+
+@contextmanager
+def served(app):
+    """`app` on a real port of 127.0.0.1 (threaded, like the venue server) while in the block:
+    (its base URL, the server)."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", server
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()

@@ -51,10 +51,16 @@ def etag_for(name: str, key: tuple) -> str:
     return hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
 
 
+def cache_control(max_age: int, stale: int) -> str:
+    """`public` with a max-age a shared cache (docs/DEPLOY.md's nginx) may keep the page for,
+    for an anonymous visitor; `private` for one with a cookie or choosing a language."""
+    if anonymous() and "lang" not in request.args:
+        return f"public, max-age={max_age}, stale-while-revalidate={stale}"
+    return "private, max-age=0, must-revalidate"
+
+
 def _headers(tag: str, max_age: int, stale: int) -> dict:
-    return {"ETag": f'"{tag}"', "Vary": "Accept-Language, HX-Request",
-            "Cache-Control": f"public, max-age={max_age}, stale-while-revalidate={stale}"
-            if anonymous() and "lang" not in request.args else "private, max-age=0, must-revalidate"}
+    return {"ETag": f'"{tag}"', "Vary": "Accept-Language, HX-Request", "Cache-Control": cache_control(max_age, stale)}
 
 
 # --------------------------------------------------------------------------- a revalidation without the ORM

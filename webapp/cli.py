@@ -8,6 +8,10 @@ command, which keeps `listok draw …` well under half a second end to end.
 Bad input ends with one line `listok: <message>` on stderr and exit status 2;
 an unexpected failure also prints one line (exit status 1) unless
 LISTOK_DEBUG is set, which shows the traceback.
+
+The server's commands speak the language of the environment (LANGUAGE, LC_ALL,
+LC_MESSAGES, LANG: sk, cs, en, ru; English for any other) from the pages' own
+catalogs; the computing commands' messages come from the rules engine, in English.
 """
 from __future__ import annotations
 
@@ -18,6 +22,50 @@ import os
 import sys
 
 import click
+
+
+LANGUAGES = ("sk", "cs", "en", "ru")
+
+
+def cli_locale() -> str:
+    """The language of the environment: GNU's LANGUAGE list first, then the POSIX order
+    LC_ALL, LC_MESSAGES, LANG; English when it names none of Listok's languages (C, de_DE …)."""
+    def code(value: str) -> str:
+        return value.split(".")[0].split("@")[0].split("_")[0].split("-")[0].lower()
+
+    posix = next((os.environ[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(k)), "")
+    if os.environ.get("LANGUAGE") and code(posix) not in ("c", "posix"):
+        for part in os.environ["LANGUAGE"].split(":"):
+            if code(part) in LANGUAGES:
+                return code(part)
+    return code(posix) if code(posix) in LANGUAGES else "en"
+
+
+@functools.lru_cache(maxsize=8)
+def _catalog(locale: str):
+    from babel.support import NullTranslations, Translations
+
+    if locale == "en":
+        return NullTranslations()
+    from pathlib import Path
+
+    from .i18n import compile_catalogs
+
+    folder = Path(__file__).parent / "translations"
+    compile_catalogs(folder)  # a fresh checkout: the .mo files are build output
+    return Translations.load(str(folder), [locale], domain="messages")
+
+
+def _(msgid: str, /, **values) -> str:
+    """`msgid` in the environment's language (the .po catalogs of the pages), %-formatted
+    (named as Babel's extractor and the catalogs' coverage test look for it)."""
+    text = _catalog(cli_locale()).gettext(msgid)
+    return text % values if values else text
+
+
+def ngettext(singular: str, plural: str, n: int, /, **values) -> str:
+    text = _catalog(cli_locale()).ngettext(singular, plural, n)
+    return text % {"num": n, **values}
 
 
 class BadInput(click.ClickException):
@@ -57,8 +105,8 @@ def _guarded(func):
                 raise BadInput(_one_line(str(e))) from e
             if os.environ.get("LISTOK_DEBUG"):
                 raise
-            raise InternalError(_one_line(f"internal error: {type(e).__name__}: {e}"
-                                          " (set LISTOK_DEBUG=1 for the traceback)")) from e
+            raise InternalError(_one_line(_("internal error: %(error)s (set LISTOK_DEBUG=1 for the traceback)",
+                                             error=f"{type(e).__name__}: {e}"))) from e
 
     return wrapper
 
@@ -84,7 +132,7 @@ class ListokGroup(click.Group):
             e.show()
             sys.exit(e.exit_code)
         except click.Abort:
-            click.echo("listok: aborted", err=True)
+            click.echo("listok: " + _("aborted"), err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
@@ -208,7 +256,9 @@ def _server_app():
         from . import create_app
 
         app = create_app()
-    with app.app_context():
+    from flask_babel import force_locale
+
+    with app.app_context(), force_locale(cli_locale()):  # the services' messages in the environment's language
         from sqlalchemy import inspect
 
         from .extensions import db
@@ -233,11 +283,12 @@ def import_file(file: str, replace: bool) -> None:
         with open(file, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        raise BadInput(f"{file}: no such file") from None
+        raise BadInput(_("%(file)s: no such file", file=file)) from None
     except IsADirectoryError:
-        raise BadInput(f"{file}: is a directory, not a tournament file") from None
+        raise BadInput(_("%(file)s: is a directory, not a tournament file", file=file)) from None
     except OSError as e:
-        raise BadInput(_one_line(f"{file}: cannot read the file ({e.strerror or e})")) from None
+        raise BadInput(_one_line(_("%(file)s: cannot read the file (%(why)s)", file=file,
+                                    why=e.strerror or e))) from None
     with _server_app():
         from .extensions import db
         from .services.tournament_file import import_tournament
@@ -253,8 +304,8 @@ def import_file(file: str, replace: bool) -> None:
         from .models import Tournament
 
         for old in db.session.scalars(select(Tournament.id).where(Tournament.replaced_by_id == t.id)):
-            click.echo(f"listok: tournament {old} is replaced by tournament {t.id} (chain entry "
-                       "tournament.replaced in both)", err=True)
+            click.echo("listok: " + _("tournament %(old)s is replaced by tournament %(new)s (chain entry "
+                                       "tournament.replaced in both)", old=old, new=t.id), err=True)
         click.echo(t.id)
 
 
@@ -271,7 +322,7 @@ def export_file(tournament_id: int, output: str | None) -> None:
 
         t = db.session.get(Tournament, tournament_id)
         if t is None:
-            raise BadInput(f"no tournament with id {tournament_id}")
+            raise BadInput(_("no tournament with id %(id)s", id=tournament_id))
         text = export_tournament(t)
     if output is None:
         _write_utf8(text)
@@ -280,7 +331,8 @@ def export_file(tournament_id: int, output: str | None) -> None:
         with open(output, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     except OSError as e:
-        raise BadInput(_one_line(f"{output}: cannot write the file ({e.strerror or e})")) from None
+        raise BadInput(_one_line(_("%(file)s: cannot write the file (%(why)s)", file=output,
+                                    why=e.strerror or e))) from None
 
 
 @listok.command("verify")
@@ -296,7 +348,7 @@ def verify(tournament_id: int | None) -> None:
 
         verdicts = verify_all(tournament_id)
         if tournament_id is not None and not verdicts:
-            raise BadInput(f"no tournament with id {tournament_id}")
+            raise BadInput(_("no tournament with id %(id)s", id=tournament_id))
         lines = [line for v in verdicts for line in v.lines()]
         accounts = [f"account '{u.username}' ({u.role}): changed outside Listok (its password, role, sessions or "
                     f"venue do not match the server's MAC): it cannot sign in until an admin sets a new password"
@@ -336,12 +388,13 @@ def push(tournament_id: int, url: str, token: str, insecure: bool) -> None:
 
         t = db.session.get(Tournament, tournament_id)
         if t is None:
-            raise BadInput(f"no tournament with id {tournament_id}")
+            raise BadInput(_("no tournament with id %(id)s", id=tournament_id))
         result = push_tournament(t, url, token, "listok push", insecure=insecure)
         db.session.commit()
     message = _one_line(result.answer.get("message", ""))
     if result.status != 201:
-        raise BadInput(f"the federation answered {result.status}: {message}")
+        raise BadInput(_("the federation answered %(status)s: %(message)s", status=result.status,
+                          message=message))
     _write_utf8(message + "\n")
     for problem in result.answer.get("verdict", {}).get("problems", []):
         _write_utf8(f"  {problem}\n")
@@ -362,7 +415,7 @@ def season_download(url: str, season_id: int, token: str, path: str | None, inse
     """Download a season (roster, guest counts, cards) for the registration checks at the venue.
     The token goes to an https:// address only and never follows a redirect."""
     if not path and not (url and token and season_id):
-        raise BadInput("give --from, --season and --token (or LISTOK_FEDERATION_URL/_TOKEN), or --file")
+        raise BadInput(_("give --from, --season and --token (or LISTOK_FEDERATION_URL/_TOKEN), or --file"))
     if not path:
         _warn_insecure(url, insecure)
     with _server_app():
@@ -370,11 +423,21 @@ def season_download(url: str, season_id: int, token: str, path: str | None, inse
         from .services.venue_season import import_season
         from .views.operator.federation import fetch_season
 
-        data = open(path, "rb").read() if path else fetch_season(url, season_id, token, insecure=insecure)
+        if path:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError as e:
+                raise BadInput(_one_line(_("%(file)s: cannot read the file (%(why)s)", file=path,
+                                            why=e.strerror or e))) from None
+        else:
+            data = fetch_season(url, season_id, token, insecure=insecure)
         copy = import_season(data, "listok season-download")
         db.session.commit()
-        click.echo(f"season '{copy.name}': {len(copy.document['players'])} players, "
-                   f"{len(copy.document.get('cards', []))} cards")
+        players, cards = len(copy.document["players"]), len(copy.document.get("cards", []))
+        click.echo(_("season '%(name)s': %(players)s, %(cards)s", name=copy.name,
+                      players=ngettext("%(num)d player", "%(num)d players", players),
+                      cards=ngettext("%(num)d card", "%(num)d cards", cards)))
 
 
 def _add_server_commands() -> None:

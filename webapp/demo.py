@@ -25,9 +25,12 @@ def demo_pin(start_no: int) -> str:
 
 
 def demo_notice(tid: int, login: tuple[str, str]) -> str:
-    return (f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'; every player has a PIN: "
-            f"1000 + start number (#7 signs with {demo_pin(7)}); PIN slips for new PINs: /operator/t/{tid}/pins, "
-            f"a player's own slip from the check-in list (/operator/t/{tid}/checkin)")
+    return f"demo tournament {tid}; sign in as '{login[0]}' / '{login[1]}'; " + demo_pins_line(tid)
+
+
+def demo_pins_line(tid: int) -> str:
+    return (f"every player has a PIN: 1000 + start number (#7 signs with {demo_pin(7)}); PIN slips for new PINs: "
+            f"/operator/t/{tid}/pins, a player's own slip from the check-in list (/operator/t/{tid}/checkin)")
 
 
 def has_demo() -> bool:

@@ -4,10 +4,10 @@ next, instead of the framework's English text. Under /api/v1 the sync
 blueprint's JSON answers stay."""
 from __future__ import annotations
 
-from flask import Flask, render_template, request
+from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, InternalServerError
 
 from .errors import _back
 
@@ -37,7 +37,19 @@ def page(e: HTTPException):
     return render_template("error.html", title=title, message=message, back=_back()), e.code
 
 
+def server_error(e: InternalServerError):
+    """An unexpected failure, in the visitor's language; the page needs neither the
+    database nor the signed-in user (the failure may be theirs)."""
+    title = _("Something went wrong")
+    message = _("The server failed to answer this page: what you sent may not have been saved. Go back, check, "
+                "and try once more; if it happens again, tell the operator.")
+    if request.path.startswith("/api/"):
+        return jsonify({"status": "error", "error": "internal", "message": message}), 500
+    return render_template("error_plain.html", title=title, message=message, back=_back()), 500
+
+
 def init_app(app: Flask) -> None:
     """Called after the blueprints: these replace the sync blueprint's app-wide 404/405 handler (kept for /api/)."""
     for code in (400, 403, 404, 405):
         app.register_error_handler(code, page)
+    app.register_error_handler(InternalServerError, server_error)

@@ -8,7 +8,7 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import admission, caching, errors, headers, i18n
+from . import admission, caching, errors, headers, i18n, schema
 from .sync import together
 from .config import load_config
 from .database import configure_sqlite, ping_after_rest
@@ -27,6 +27,7 @@ def build_app(config: dict | None = None) -> Flask:
         configure_sqlite(db.engine)
         ping_after_rest(db.engine)
     migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
+    schema.init_app(app)  # /healthz's look at the schema before anything else
     csrf.init_app(app)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
@@ -89,9 +90,7 @@ def build_app(config: dict | None = None) -> Flask:
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
-    from .services.rule_texts import ruleset_title
-
-    app.jinja_env.globals["ruleset_title"] = ruleset_title
+    app.jinja_env.globals["ruleset_title"] = i18n.ruleset_title
     from .services.rule_texts import table_fact_lines
 
     app.jinja_env.globals["table_fact_lines"] = table_fact_lines  # BB-1 late fee, CSM-3 keeper

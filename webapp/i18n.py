@@ -42,6 +42,12 @@ def _symbols(locale: str) -> tuple[str, str, str]:
     return decimal_sign, group_sign, sample.replace(number, "{}")
 
 
+def csv_number(value) -> str:
+    """A number for a CSV file in the request's language: its decimal sign (14,50 in
+    Slovak, Czech and Russian spreadsheets, 14.50 in English), no grouping."""
+    return str(value).replace(".", _symbols(str(get_locale()))[0])
+
+
 def _plain(value: Decimal, locale: str) -> str:
     decimal_sign, group_sign, _ = _symbols(locale)
     text = f"{abs(value):,.2f}".replace(",", "\0").replace(".", decimal_sign).replace("\0", group_sign)
@@ -152,6 +158,16 @@ def plural_forms(singular: str, plural: str, **values) -> dict[str, str]:
     for cat in ("zero", "one", "two", "few", "many", "other"):
         out.setdefault(cat, ngettext(singular, plural, 2, **values))
     return out
+
+
+def ruleset_title(ruleset) -> str:
+    """A rule set's name (a code or the rule set) in the page's language."""
+    from flask_babel import gettext
+
+    from .rules.ruleset import get_ruleset
+
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    return gettext(rs.title_en) if rs.title_en else rs.title
 
 
 def compile_catalogs(translations_dir) -> None:

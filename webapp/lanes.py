@@ -60,8 +60,9 @@ def is_phone_write(channel) -> bool:
     return request.command in WRITE_METHODS and path.startswith(PHONE_API) and not path.startswith(NOT_WRITES)
 
 
-def serve(app, host: str, port: int, threads: int, **adjustments) -> None:
-    """waitress.serve with the two lanes; admission control sees the writes waiting."""
+def make_server(app, host: str, port: int, threads: int, **adjustments):
+    """waitress' server with the two lanes, listening; admission control sees the writes waiting.
+    Its run() serves."""
     import logging
 
     admission = app.extensions.get("admission")
@@ -72,9 +73,15 @@ def serve(app, host: str, port: int, threads: int, **adjustments) -> None:
         admission.lanes = True
         if not app.config.get("LISTOK_MAX_WRITES"):
             admission.max_writes = lanes.write_threads  # the lane bounds them; its queue is what waits
-    logging.basicConfig()
     server = create_server(app, host=host, port=port, threads=threads, _dispatcher=lanes, **adjustments)
+    logging.basicConfig()
     lanes.set_thread_count(threads)
+    return server
+
+
+def serve(app, host: str, port: int, threads: int, **adjustments) -> None:
+    """waitress.serve with the two lanes."""
+    server = make_server(app, host, port, threads, **adjustments)
     server.print_listen("Serving on http://{}:{}")
     server.run()
 

@@ -7,6 +7,13 @@ import gc
 import click
 
 
+def _(msgid: str, /, **values) -> str:
+    """webapp.cli's `_` (the environment's language); imported late: webapp.cli imports this module at its end."""
+    from .cli import _ as translate
+
+    return translate(msgid, **values)
+
+
 def _app():
     """The app, or one line on stderr and exit status 2 when it must not start
     (production mode without DATABASE_URL or a usable secret key)."""
@@ -29,12 +36,18 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-def upgrade_database(app) -> None:
-    """Bring the schema up to date (Alembic), creating it on a fresh database."""
-    from flask_migrate import upgrade
+def upgrade_database(app) -> str:
+    """Bring the schema up to date (Alembic, quietly), creating it on a fresh database;
+    one line that says where it stands."""
+    from . import schema
 
-    with app.app_context():
-        upgrade(directory=app.extensions["migrate"].directory)
+    before, after = schema.upgrade(app)
+    head = ", ".join(after.heads)
+    if before.ok:
+        return _("database schema up to date (%(head)s)", head=head)
+    if before.fresh:
+        return _("database schema up to date (%(head)s; created)", head=head)
+    return _("database schema up to date (%(head)s; upgraded from %(was)s)", head=head, was=", ".join(before.current))
 
 
 @click.command("create-user")
@@ -63,10 +76,10 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
     if len(password) < 8:
         raise click.BadParameter("use at least 8 characters", param_hint="password")
     app = _app()
-    upgrade_database(app)
+    click.echo(upgrade_database(app))
     with app.app_context():
         if db.session.scalar(select(User).where(User.username == username)):
-            raise click.ClickException(f"user '{username}' exists already")
+            raise click.ClickException(_("user '%(name)s' exists already", name=username))
         missing = [tid for tid in tournaments if db.session.get(Tournament, tid) is None]
         if missing:
             raise click.BadParameter(f"no tournament {missing[0]}", param_hint="--tournament")
@@ -93,49 +106,129 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
         for tid in tournaments:
             access.assign(user, tid)
         db.session.commit()
-    where = f", assigned to tournament {', '.join(map(str, tournaments))}" if tournaments else ""
-    click.echo(f"created {role} '{username}'{where}")
+    if tournaments:
+        click.echo(_("created %(role)s '%(name)s', assigned to tournament %(ids)s", role=role, name=username,
+                      ids=", ".join(map(str, tournaments))))
+    else:
+        click.echo(_("created %(role)s '%(name)s'", role=role, name=username))
+
+
+def demo_refusal(app, force: str | None) -> str | None:
+    """Why the demo (accounts with the passwords printed in the README) must not go into
+    this database, or None. Only the venue laptop's SQLite in the instance folder (or a
+    database in memory) takes it without asking; anything else, or LISTOK_ENV=production,
+    needs --force naming the database."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    from .config import production
+
+    url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
+    name = url.database or ""
+    if url.get_backend_name() == "sqlite":
+        in_instance = not name or name == ":memory:" or Path(name).resolve().is_relative_to(
+            Path(app.instance_path).resolve())
+        if in_instance and not production(app.config):
+            return None
+    names = {name, Path(name).name} - {""}
+    if force and force in names:
+        return None
+    shown = url.render_as_string(hide_password=True)
+    why = "LISTOK_ENV=production" if production(app.config) else _(
+        "%(url)s is not the SQLite database in instance/", url=shown)
+    hint = f"--force {Path(name).name if url.get_backend_name() == 'sqlite' else name}"
+    return _("refusing the demo: %(why)s, and the demo creates accounts whose passwords are published "
+              "(demo, rozhodca, admin). Use a throwaway database, or give %(force)s to create them anyway",
+              why=why, force=hint)
+
+
+def demo_accounts_line() -> str:
+    from .demo import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
+
+    return _("sign in as %(operator)s (operator), %(referee)s (referee), %(admin)s (admin)",
+              **{k: f"'{u}' / '{pw}'" for k, (u, pw) in
+                 (("operator", DEMO_LOGIN), ("referee", DEMO_REFEREE), ("admin", DEMO_ADMIN))})
+
+
+def _refuse_demo_unless(app, force: str | None) -> None:
+    why = demo_refusal(app, force)
+    if why:
+        from .cli import BadInput
+
+        raise BadInput(why)
 
 
 @click.command("demo")
 @click.option("--players", default=45, show_default=True, help="How many players (a multiple of 3).")
-def demo(players: int) -> None:
-    """Create a demo tournament (played up to round 3) and a demo operator."""
-    from .demo import create_demo, demo_notice
+@click.option("--force", metavar="DATABASE", default=None,
+              help="Create the demo accounts in a database that is not instance/'s SQLite: name it.")
+def demo(players: int, force: str | None) -> None:
+    """Create a demo tournament (played up to round 3) and demo accounts (operator,
+    referee, admin, with published passwords: only in the venue laptop's SQLite unless --force)."""
+    from .demo import create_demo, demo_pins_line
 
     app = _app()
-    upgrade_database(app)
+    _refuse_demo_unless(app, force)
+    click.echo(upgrade_database(app))
     with app.app_context():
-        tid, login = create_demo(players)
-    click.echo(demo_notice(tid, login))
+        tid, _login = create_demo(players)
+    click.echo(_("demo tournament %(id)s created; %(accounts)s", id=tid, accounts=demo_accounts_line()))
+    click.echo(demo_pins_line(tid))
+
+
+def _bind(app, host: str, port: int, threads: int):
+    """The listening socket before anything is printed: a busy port is one line."""
+    import errno
+
+    from .cli import BadInput
+    from .lanes import make_server
+
+    try:
+        # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
+        return make_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise BadInput(_("port %(port)s on %(host)s is in use (another listok serve?): stop that server, "
+                              "or give another --port", port=port, host=host)) from None
+        if e.errno == errno.EACCES:
+            raise BadInput(_("port %(port)s on %(host)s needs root: use a port from 1024 up, e.g. --port 8000 "
+                              "(a proxy in front serves 80 and 443)", port=port, host=host)) from None
+        raise BadInput(_("cannot listen on %(host)s:%(port)s (%(why)s)", host=host, port=port,
+                          why=e.strerror or e)) from None
 
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="0.0.0.0 to serve the venue's network.")
 @click.option("--port", default=8000, show_default=True)
 @click.option("--demo", "with_demo", is_flag=True, help="Create the demo tournament first if there is none.")
+@click.option("--force", metavar="DATABASE", default=None,
+              help="With --demo: create the demo accounts in a database that is not instance/'s SQLite.")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(2, 64),
               help="Waitress worker threads (requests answered at once).")
-def serve(host: str, port: int, with_demo: bool, threads: int) -> None:
+def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int) -> None:
     """Run the venue server (waitress), upgrading the database first."""
-    from .lanes import serve as serve_in_lanes
-
     app = _app()
-    upgrade_database(app)
     if with_demo:
-        from .demo import create_demo, demo_notice, has_demo
+        _refuse_demo_unless(app, force)
+    server = _bind(app, host, port, threads)
+    click.echo(upgrade_database(app))
+    if with_demo:
+        from .demo import create_demo, demo_pins_line, has_demo
 
         with app.app_context():
             if not has_demo():
-                tid, login = create_demo(45)
-                click.echo(demo_notice(tid, login))
+                tid, _login = create_demo(45)
+                click.echo(_("demo tournament %(id)s created; %(accounts)s", id=tid,
+                              accounts=demo_accounts_line()))
+                click.echo(demo_pins_line(tid))
             else:
-                click.echo("demo tournament present; sign in as 'demo' / 'demo-operator' "
-                           "(admin: 'admin' / 'demo-admin')")
-    click.echo(f"Listok on http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/")
+                click.echo(_("demo tournament present; %(accounts)s", accounts=demo_accounts_line()))
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+    click.echo(_("Listok on %(url)s", url=f"http://{shown}:{port}/"))
+    server.print_listen("Serving on http://{}:{}")
     freeze_startup_objects()
-    # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-    serve_in_lanes(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+    server.run()
 
 
 @click.group("db")
@@ -149,15 +242,14 @@ def db_upgrade() -> None:
     empty database. Run it once per deploy before gunicorn starts: workers never migrate.
     `listok serve` runs it by itself (the venue laptop's SQLite)."""
     app = _app()
-    upgrade_database(app)
-    click.echo(f"database at schema {_schema_head(app)}")
+    click.echo(upgrade_database(app))
 
 
 @db_group.command("current")
 def db_current() -> None:
     """Print the schema version of DATABASE_URL (empty: not created yet)."""
     app = _app()
-    click.echo(_schema_head(app) or "(no schema)")
+    click.echo(_schema_head(app) or _("(no schema)"))
 
 
 def _schema_head(app) -> str:
@@ -172,6 +264,7 @@ def _schema_head(app) -> str:
             return ", ".join(r[0] for r in conn.execute(text("SELECT version_num FROM alembic_version")))
 
 
-from .venue_https import https_config  # noqa: E402 - only click and the standard library
+from .proxy_config import proxy_config  # noqa: E402 - only click and the standard library
+from .venue_https import https_config  # noqa: E402
 
-COMMANDS = (create_user, demo, serve, https_config, db_group)
+COMMANDS = (create_user, demo, serve, https_config, proxy_config, db_group)

@@ -180,4 +180,5 @@ def test_results_csv_neutralises_formula_names_and_keeps_negative_money(app, op)
     assert [by_no[n][2] for n in (1, 2, 3, 4)] == ["'=1+1", "'@SUM(A1)", "'+x", "'-x"]
     assert by_no[5][3] == "'=HYPERLINK(\"http://evil\")"
     # money and sums stay numbers (a negative one is covered by test_csv_cells_that_look_like_formulas_are_text)
-    assert all(re.fullmatch(r"-?\d+,\d\d", r[5]) and re.fullmatch(r"-?\d+,\d\d", r[6]) for r in rows[1:])
+    # (the operator reads English: a decimal point, as the English page shows money)
+    assert all(re.fullmatch(r"-?\d+\.\d\d", r[5]) and re.fullmatch(r"-?\d+\.\d\d", r[6]) for r in rows[1:])

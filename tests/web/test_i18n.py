@@ -311,3 +311,109 @@ def test_every_page_renders_without_english_in_slovak_czech_and_russian(app, ven
     check("POST draw in the objection window", r)
     assert len(urls) > 40 and tid
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+# --------------------------------------------------------------------------- the federation's pages, 500, CSV
+
+@pytest.fixture
+def federation_app(tmp_path):
+    """A federation server: a SEM season with a roster of every status and two tournaments
+    received (one pushed by a venue, one imported by hand), and a staff account."""
+    from tests.helpers import make_season
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.models import RosterEntry, Season, SeasonTournament, User
+
+    app = create_app({"TESTING": True, "SECRET_KEY": "fed-i18n", "WTF_CSRF_ENABLED": False,
+                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'fed.db'}", "LISTOK_ROLE": "federation"})
+    with app.app_context():
+        db.create_all()
+    sid, _venue = make_season(app, 2)
+    with app.app_context():
+        for k, status in enumerate(("registered", "licensed", "guest", "rejected")):
+            db.session.add(RosterEntry(season_id=sid, reg_id=f"R{k}", name=f"Hráč {k}", status=status))
+        received = db.session.scalars(db.select(SeasonTournament).order_by(SeasonTournament.id)).all()
+        received[0].source = "push"  # as a venue's `listok push` stores it
+        staff = User(username="staff", role="federation", federation_id=db.session.get(Season, sid).federation_id,
+                     display_name="Staff")
+        staff.set_password("secret-pass")
+        db.session.add(staff)
+        db.session.commit()
+    yield app, sid
+    with app.app_context():
+        db.engine.dispose()
+
+
+@pytest.mark.parametrize("lang", ["sk", "cs", "ru"])
+def test_federation_pages_show_rule_sets_statuses_and_sources_in_the_language(federation_app, lang):
+    """The rule-set picker and the seasons name rule sets in the reader's language (not
+    BBLIGA, CSM, SEM …), the roster's statuses and a tournament's source are translated,
+    and no English is left on the federation's and the public season pages."""
+    from flask_babel import gettext, lazy_gettext
+
+    from tests.helpers import login
+    from webapp.rules.ruleset import REGISTRY
+
+    app, sid = federation_app
+    client = app.test_client()
+    assert login(client, "staff").status_code == 302
+    pages = {url: visible_text(client.get(f"{url}?lang={lang}").get_data(as_text=True))
+             for url in ("/federation/", f"/federation/seasons/{sid}", "/seasons/", f"/seasons/{sid}/")}
+    for url, text in pages.items():
+        assert english_in(text, ()) == [], (lang, url)
+    with app.test_request_context(f"/?lang={lang}"):
+        titles = [gettext(rs.title_en) for rs in REGISTRY.values()]
+        statuses = [str(lazy_gettext(w)) for w in ("registered", "licensed", "guest", "rejected")]
+        sources = [gettext("sent by the venue"), gettext("imported by hand")]
+    picker = pages["/federation/"]
+    assert all(title in picker for title in titles)
+    assert not any(line.strip() in {code.upper() for code in REGISTRY} for line in picker.split("\n"))
+    season = pages[f"/federation/seasons/{sid}"]
+    assert all(w in season for w in statuses + sources) and "· push" not in season
+    assert "registered" not in season.split() and "guest" not in season.split()
+
+
+def test_rule_set_title_on_english_and_russian_pages(app):
+    from tests.helpers import login, make_tournament, make_user
+
+    tid = make_tournament(app, 9)
+    make_user(app, "op", role="operator")
+    client = app.test_client()
+    login(client, "op")
+    en = client.get(f"/operator/t/{tid}?lang=en").get_data(as_text=True)
+    ru = client.get(f"/operator/t/{tid}?lang=ru").get_data(as_text=True)
+    assert "Slovak Mariáš Extraliga" in en and "Slovenská extraliga" not in en
+    assert "Словацкая экстралига по марьяжу" in ru and "Slovenská extraliga" not in ru
+
+
+@pytest.mark.parametrize("lang, title", [("sk", "Niečo sa pokazilo"), ("cs", "Něco se pokazilo"),
+                                         ("en", "Something went wrong"), ("ru", "Что-то пошло не так")])
+def test_the_500_page_is_in_the_visitors_language(app, lang, title):
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+
+    def boom():
+        raise RuntimeError("a bug")
+
+    app.add_url_rule("/boom", "boom", boom)
+    r = app.test_client().get("/boom", headers={"Accept-Language": lang})
+    html = r.get_data(as_text=True)
+    assert r.status_code == 500 and f'lang="{lang}"' in html and title in html
+    if lang != "en":
+        assert english_in(visible_text(html), ("Internal Server Error",)) == []
+
+
+@pytest.mark.parametrize("lang, sign, header", [("sk", ",", "Body"), ("cs", ",", "Body"), ("en", ".", "Points"),
+                                                ("ru", ",", "Очки")])
+def test_season_csv_headers_and_numbers_in_the_language(federation_app, lang, sign, header):
+    """The English CSV writes 144.00 as the English page does; Slovak, Czech and Russian 144,00."""
+    import csv
+    import io
+
+    app, sid = federation_app
+    r = app.test_client().get(f"/seasons/{sid}/players.csv", headers={"Accept-Language": lang})
+    assert r.status_code == 200
+    rows = list(csv.reader(io.StringIO(r.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+    assert header in rows[0]
+    numbers = [cell for row in rows[1:] for cell in row if any(ch.isdigit() for ch in cell)
+               and ("." in cell or "," in cell)]
+    assert numbers and all(sign in cell and ({".", ","} - {sign}).isdisjoint(cell) for cell in numbers)

@@ -464,7 +464,9 @@ def test_results_csv(app, op):
     lines = text(r).lstrip("\ufeff").split("\r\n")
     assert lines[0].split(";")[6:] == ["Round 1", "Round 2", "Round 3"]
     first = lines[1].split(";")
-    assert first[0] == "1" and re.fullmatch(r"-?\d+,\d\d", first[5]) and len(first) == 9
+    assert first[0] == "1" and re.fullmatch(r"-?\d+\.\d\d", first[5]) and len(first) == 9  # English: 14.50
+    sk = op.get(f"/operator/t/{tid}/results.csv?lang=sk")
+    assert re.fullmatch(r"-?\d+,\d\d", text(sk).lstrip("\ufeff").split("\r\n")[1].split(";")[5])  # Slovak: 14,50
     with app.app_context():
         from webapp.rules.report import standings_report
         from webapp.services.engine import rules_tournament

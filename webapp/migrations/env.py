@@ -12,7 +12,8 @@ config = context.config
 # Interpret the config file for Python logging.
 # This line sets up loggers basically.
 # keep the server's loggers (waitress' queue and connection warnings) alive
-fileConfig(config.config_file_name, disable_existing_loggers=False)
+if not config.attributes.get("listok_quiet"):  # listok's own upgrade says one line itself
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger('alembic.env')
 
 

@@ -16,6 +16,7 @@ class BBLiga(RuleSet):
 
     code = "bbliga"
     title = "BB liga"
+    title_en = "BB liga"  # the pages translate it (i18n.ruleset_title)
     stake = Decimal("4.00")
     rounds = 5
     qualification_rounds = 5

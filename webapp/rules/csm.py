@@ -63,6 +63,7 @@ class CSM(RuleSet):
 
     code = "csm"
     title = "ČSM – licitovaný mariáš"
+    title_en = "ČSM – bidding mariáš"  # the pages translate it (i18n.ruleset_title)
     table_sizes = (4, 3)
     stake = Decimal("0.00")  # CSM-2: ZB totals 0
     place_points: dict = {}

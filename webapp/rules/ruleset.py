@@ -57,7 +57,8 @@ class RuleSet:
     """Base class; subclasses set the class attributes and override what differs."""
 
     code: str = ""
-    title: str = ""
+    title: str = ""  # the rule set's own name, in its own language
+    title_en: str = ""  # in English: the msgid the pages show it by, in the reader's language
     table_sizes: tuple[int, ...] = (3,)
     stake: Decimal = Decimal("10.00")
     place_points: dict[int, tuple[int, ...]] = {3: (5, 3, 1)}

@@ -9,6 +9,7 @@ from .ruleset import RuleSet, register
 class SEM(RuleSet):
     code = "sem"
     title = "Slovenská extraliga v mariáši"
+    title_en = "Slovak Mariáš Extraliga"  # the pages translate it (i18n.ruleset_title)
     stake = Decimal("10.00")  # SEM-C1: 30 EUR on every table
     rounds = 6
     qualification_rounds = 3

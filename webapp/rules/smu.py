@@ -18,6 +18,7 @@ class SMU(RuleSet):
 
     code = "smu"
     title = "Slovácká mariášová unie"
+    title_en = "Slovácko Mariáš Union"  # the pages translate it (i18n.ruleset_title)
     table_sizes = (3, 4)
     stake = Decimal("0.00")  # SMU-2: net Kč, every table totals 0
     place_points = {3: (5, 3, 1), 4: (5, 3, 2, 1)}

@@ -44,7 +44,8 @@ class Thousand(RuleSet):
     late entry after round 1, withdrawals, the frozen table of two."""
 
     code = "thousand"
-    title = "Thousand (Тысяча)"
+    title = "Тысяча"
+    title_en = "Thousand"  # the pages translate it (i18n.ruleset_title)
     table_sizes = (3, 4)
     stake = Decimal("0")
     place_points: dict = {}

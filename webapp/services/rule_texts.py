@@ -89,16 +89,6 @@ def draw_text(e) -> str | None:
     return None
 
 
-# the rule sets' names as the pages show them (the engine keeps the federations' own names)
-_TITLES = (_l("Slovenská extraliga v mariáši"), _l("BB liga"), _l("Slovácká mariášová unie"),
-           _l("ČSM – licitovaný mariáš"), _l("Thousand (Тысяча)"))
-
-
-def ruleset_title(rs) -> str:
-    """The rule set's name in the page's language; the Thousand keeps its Russian name beside it."""
-    return _(rs.title)
-
-
 def table_fact_lines(rs, players, sheet, names) -> list[str]:
     """What a table recorded besides its results, one translated line each, for every page that
     shows a sheet (desk, printed sheet, receipt, referee): BB-1's late fee (every player's net fee;

@@ -180,7 +180,7 @@ def export_tournament(t: Tournament) -> str:
 
 def export_results_csv(t: Tournament) -> str:
     """The published standings (closed rounds) for a spreadsheet: `;`-separated with
-    decimal commas, as Slovak and Czech spreadsheets open it."""
+    the language's decimal sign (a comma in Slovak, Czech and Russian), as its spreadsheets open it."""
     rt = rules_tournament(t, closed_only=True)
     report = standings_report(rt)
     k = report["after_round"]
@@ -188,8 +188,7 @@ def export_results_csv(t: Tournament) -> str:
     sums = {(r.number, s): m for r in rt.rounds for tr in r.tables for s, m in zip(tr.players, tr.sums)}
     final = report["final"]
 
-    def num(value) -> str:
-        return str(value).replace(".", ",")
+    from ..i18n import csv_number as num
 
     out = io.StringIO()
     w = csvsafe.writer(out, delimiter=";", lineterminator="\r\n")  # names and clubs come from registrations and imports

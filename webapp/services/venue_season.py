@@ -10,7 +10,7 @@ import urllib.request
 from dataclasses import dataclass
 from datetime import date
 
-from flask_babel import gettext as _
+from flask_babel import get_locale, gettext as _
 from sqlalchemy import select
 
 from ..extensions import db
@@ -211,8 +211,9 @@ def federation_target(url: str, path: str, insecure: bool = False) -> str:
 def federation_request(target: str, token: str, body: bytes | None = None,
                        timeout: float = 30) -> tuple[int, bytes]:
     """One request with the venue's token to `target` (from `federation_target`): the status and
-    body of the answer, whatever the status. A redirect is refused, not followed."""
-    headers = {"Authorization": f"Bearer {token}"}
+    body of the answer, whatever the status. A redirect is refused, not followed. The federation
+    answers in the language asked: the operator's page's, or the command's (LANG)."""
+    headers = {"Authorization": f"Bearer {token}", "Accept-Language": str(get_locale())}
     if body is not None:
         headers["Content-Type"] = "application/json"
     req = urllib.request.Request(target, data=body, method="POST" if body is not None else "GET", headers=headers)
@@ -227,6 +228,10 @@ def federation_request(target: str, token: str, body: bytes | None = None,
                                  url=target, location=e.headers.get("Location", "?"))) from None
         return e.code, e.read()
     except (urllib.error.URLError, OSError) as e:
+        if body is None:
+            raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was downloaded. "
+                                 "Try again when the venue is online, or load the season file the federation "
+                                 "gave you.", url=target, why=getattr(e, "reason", e))) from None
         raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was sent. "
                              "Try again when the venue is online, or export the file and send it.",
                              url=target, why=getattr(e, "reason", e))) from None

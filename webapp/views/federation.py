@@ -5,7 +5,7 @@ from datetime import date
 from functools import wraps
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import gettext as _
+from flask_babel import gettext as _, lazy_gettext as _l
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -18,6 +18,9 @@ from ..services.common import ServiceError, audit
 
 bp = Blueprint("federation", __name__, url_prefix="/federation")
 api = Blueprint("federation_api", __name__, url_prefix="/federation/api")
+ROSTER_STATUSES = {"registered": _l("registered"), "licensed": _l("licensed"), "guest": _l("guest"),
+                   "rejected": _l("rejected")}  # the roster's own words (CSV `status`), shown in the page's language
+SOURCES = {"push": _l("sent by the venue"), "import": _l("imported by hand")}  # SeasonTournament.source
 csrf.exempt(api)
 
 
@@ -167,7 +170,7 @@ def season(sid: int):
     cards = db.session.scalars(select(Card).where(Card.season_id == s.id).order_by(Card.id)).all()
     names = {st.id: st.name for st in tournaments}
     return render_template("federation/season.html", s=s, tournaments=tournaments, roster=roster, cards=cards,
-                           names=names)
+                           names=names, statuses=ROSTER_STATUSES, sources=SOURCES)
 
 
 @bp.post("/seasons/<int:sid>/roster")
@@ -261,13 +264,13 @@ def _refuse(status: int, code: str, message: str, **extra):
 def push():
     v = svc.venue_for_token(svc.bearer(request.headers))
     if v is None:
-        return _refuse(401, "token", "no venue has this token: ask the federation for the venue's token")
+        return _refuse(401, "token", _("no venue has this token: ask the federation for the venue's token"))
     try:
         body = jsonbody.loads(request.get_data(cache=False), svc.MAX_PUSH_BYTES, 64)
     except jsonbody.BodyError as e:
         return _refuse(413 if e.reason == "too-large" else 400, e.reason, f"the body is {e.reason}")
     if not isinstance(body, dict) or body.get("format") != svc.PUSH_FORMAT or not isinstance(body.get("file"), str):
-        return _refuse(400, "format", f"the body is not a {svc.PUSH_FORMAT} document")
+        return _refuse(400, "format", _("the body is not a %(format)s document", format=svc.PUSH_FORMAT))
     chain = body.get("chain") if isinstance(body.get("chain"), dict) else {}
     try:
         st = svc.receive(body["file"], season=None, venue=v, source="push", actor=f"venue {v.name}", chain=chain)
@@ -289,10 +292,10 @@ def push():
 def download(sid: int):
     v = svc.venue_for_token(svc.bearer(request.headers))
     if v is None:
-        return _refuse(401, "token", "no venue has this token")
+        return _refuse(401, "token", _("no venue has this token: ask the federation for the venue's token"))
     s = db.session.get(Season, sid)
     if s is None or s.federation_id != v.federation_id:
-        return _refuse(404, "season", f"season {sid} is not one of the venue's federation")
+        return _refuse(404, "season", _("season %(sid)s is not one of the venue's federation", sid=sid))
     response = jsonify(svc.season_document(s))
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -3,7 +3,8 @@ clubs (SEM-A5, B3), the rating list (SEM-B1), historical tables of players and c
 results, and the ČSM league tables (CSM-6); every one as a page, a printable page and CSV.
 
 Anonymous GETs set no cookie and carry an ETag made of the season's version (bumped by every
-tournament received, roster change and card fine), so proxies and browsers revalidate cheaply;
+tournament received, roster change and card fine), and a short max-age, so a caching proxy answers
+a season's spectators with one request to the app per page and max-age, and revalidates cheaply;
 rendered pages are kept per version as well."""
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
+from .. import caching
 from ..extensions import db
+from ..i18n import csv_number
 from ..models import Federation, Season, SeasonTournament
 from ..rules.ruleset import get_ruleset
 from ..services import csvsafe, federation as svc
@@ -23,6 +26,7 @@ from ..services.cache import VersionedCache
 
 bp = Blueprint("seasons", __name__, url_prefix="/seasons")
 PAGES = VersionedCache(64)
+SEASON_MAX_AGE = 10
 KINDS = ("players", "clubs", "rating", "historical")
 CSV_KINDS = KINDS + ("historical-clubs",)  # the historical page's second table (SEM-A6 clubs)
 TITLES = {"players": _l("Season table"), "clubs": _l("Clubs"), "rating": _l("Rating list"),
@@ -47,7 +51,8 @@ def _etag(s: Season, kind: str) -> str:
 
 def _cacheable(response: Response, etag: str) -> Response:
     response.set_etag(etag)
-    response.headers["Cache-Control"] = "public, no-cache"  # always revalidated: 304 while the version holds
+    # a pushed tournament reaches the public within SEASON_MAX_AGE; staff (a session cookie) see it at once
+    response.headers["Cache-Control"] = caching.cache_control(SEASON_MAX_AGE, 60)
     response.vary.add("Cookie")
     response.vary.add("Accept-Language")
     return response.make_conditional(request)
@@ -121,10 +126,10 @@ TEXT_COLUMNS = ("name", "club", "team")
 
 
 def _cell(key: str, value) -> str:
-    """Decimal commas, as Slovak and Czech spreadsheets read numbers; names stay as they are."""
+    """Numbers with the language's decimal sign, as its spreadsheets read them; names stay as they are."""
     if value is None:
         return ""
-    return str(value) if key in TEXT_COLUMNS else str(value).replace(".", ",")
+    return str(value) if key in TEXT_COLUMNS else csv_number(value)
 
 
 def _csv(data: dict, filename: str) -> Response:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from flask import current_app, flash, redirect, render_template, request, url_for
-from flask_babel import gettext as _
+from flask_babel import get_locale, gettext as _
 from flask_login import current_user
 
 from ...extensions import db

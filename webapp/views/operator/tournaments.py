@@ -9,12 +9,12 @@ from wtforms import DateField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
 from ...extensions import db
+from ...i18n import ruleset_title
 from ...models import Tournament
 from ...rules.ruleset import REGISTRY, get_ruleset
 from ...services import access, rounds
 from ...services.common import audit, get_tournament
 from ...services.paper import LANGUAGE_NAMES, language_choices, paper_language
-from ...services.rule_texts import ruleset_title
 from ...services.players import checkin_summary
 from ...venue_https import offline_mode, qr_base_url
 from ..auth import operator_required
