@@ -16,6 +16,18 @@ bp = Blueprint("calls", __name__)
 csrf.exempt(bp)
 
 
+@bp.app_template_global()
+def call_strings() -> dict:
+    """What static/js/call.js shows, in the page's language (the script translates nothing)."""
+    return {
+        "sent": _("The referee has been called to table %(t)s. Stay at the table."),
+        "taken": _("Referee %(name)s is coming."),
+        "closed": _("The referee closed the call: %(note)s"),
+        "offline": _("No Wi-Fi: the call did not go out. Raise your hand for a referee, or try again."),
+        "refused": _("The call did not go out."),
+    }
+
+
 def _answer(body: dict, status: int = 200):
     response = jsonify(body)
     response.status_code = status
