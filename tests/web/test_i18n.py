@@ -82,7 +82,8 @@ ENGLISH_WORDS = {"the", "and", "please", "your", "this", "is", "are", "of", "wit
                  "was", "you", "an", "been", "there", "will", "cannot", "must", "from", "which", "what", "when",
                  "into", "than", "then", "should", "would", "here", "it", "its", "they", "their", "we", "our"}
 NOT_PAGES = {"static", "table.service_worker", "public.web_manifest", "sync.table", "operator.export_file",
-             "operator.export_csv", "public.find_player"}  # files, JSON and redirects, not pages
+             "operator.export_csv", "public.find_player",
+             "calls.call_state", "public.me_call"}  # files, JSON and redirects, not pages
 
 
 class _Text(__import__("html.parser").parser.HTMLParser):

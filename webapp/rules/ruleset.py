@@ -97,6 +97,7 @@ class RuleSet:
     split_rule: str = "SEM-B2: tables of 3"
     cut_rule: str = "SEM-B9..B11"
     withdrawal_rule: str = "SEM-D4"  # a player who withdrew is not seated again
+    time_called_rule: str | None = None  # what the table does once the round's time is called
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

@@ -24,7 +24,7 @@
     }
     function show(state) {
       var active = state.status === "open" || state.status === "taken";
-      if (state.status === "open") say(fill(strings.sent, { t: box.getAttribute("data-table") }), "open");
+      if (state.status === "open") say(fill(strings.sent, { t: state.table || box.getAttribute("data-table") }), "open");
       else if (state.status === "taken") say(fill(strings.taken, { name: state.taken_by }), "taken");
       else if (state.status === "closed") say(fill(strings.closed, { note: state.note }), "closed");
       openBtn.hidden = active;
