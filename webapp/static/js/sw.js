@@ -39,8 +39,8 @@ self.addEventListener("activate", function (event) {
 
 function isPage(url) { return url.pathname.indexOf("/s/") === 0; }
 function isStatic(url) { return url.pathname.indexOf("/static/") === 0; }
-// a player's "my tournament" page: from the network, its last copy when there is none
-function isMyPage(url) { return /^\/t\/\d+\/me$/.test(url.pathname); }
+// a player's "my tournament" page and the scan page: from the network, its last copy when there is none
+function isMyPage(url) { return /^\/t\/\d+\/me$/.test(url.pathname) || url.pathname === "/scan"; }
 
 function keepPage(request, response) {
   return caches.open(PAGE_CACHE).then(function (cache) {

@@ -16,6 +16,7 @@ from ...extensions import db, htmx
 from ...models import Round, RoundTable, Tournament
 from ...rules.ruleset import get_ruleset
 from ...services import rounds
+from ...services.table_codes import table_code
 from ...services.common import ServiceError, check_version, get_tournament
 from ..auth import operator_required
 from ..table import cards_seat, clock_context, players_by_no, seats, sheet_url
@@ -220,7 +221,8 @@ def print_sheets(tid: int, n: int):
         table_seats = seats(tab, by_no)
         url = sheet_url(t.id, r.number, tab.number)
         sheets.append({"tab": tab, "seats": table_seats, "cards": cards_seat(t, r, table_seats),
-                       "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url)})
+                       "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url),
+                       "code": table_code(t.id, r.number, tab.number)})
     host = urlparse(sheets[0]["url"]).hostname if sheets else None
     local = bool(host) and (host == "localhost" or host == "::1" or host.startswith("127."))
     return render_template("operator/rounds/sheets.html", t=t, r=r, sheets=sheets, local_host=host if local else None,
