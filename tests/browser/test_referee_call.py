@@ -35,6 +35,7 @@ def test_table_call_reaches_referee_queue_taken_and_seen_by_caller(browser, venu
     phone.goto(f"{url}/s/{token}?lang=en")
     call = phone.get_by_role("button", name="Call the referee to table 1")
     expect(call).to_be_visible()
+    expect(phone.locator("#call-form")).to_be_hidden()
     call.tap()
     phone.fill("#call-reason", "Misdeal in the last game")
     send = phone.get_by_role("button", name="Call now")
