@@ -4,6 +4,7 @@ free local port, photographed in Debian's chromium, in Slovak.
 
     python3 scripts/screenshots.py              # docs/screenshot.png, docs/screenshot-desk.png
     python3 scripts/screenshots.py --phone DIR  # also the public pages at 360 px, into DIR
+    python3 scripts/screenshots.py --companion  # "my tournament" (sk, ru) and a referee call at 360 px, into docs/
 
 Needs the test extras (playwright) and /usr/bin/chromium; Playwright's own
 browser download is never used.
@@ -62,6 +63,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="where the README's PNGs go")
     parser.add_argument("--phone", type=Path, help="also save the public pages at 360 px into this folder")
+    parser.add_argument("--companion", action="store_true",
+                        help="only \"my tournament\" in Slovak and Russian and a referee call, at 360 px")
     args = parser.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
@@ -70,6 +73,9 @@ def main(argv=None) -> int:
         server, url, tid, login = serve_demo(Path(tmp) / "demo.db")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            if args.companion:
+                companion_shots(browser, server, url, tid, args.out)
+                return 0
             # Accept-Language sk: the default locale, as a venue's browser would ask
             ctx = browser.new_context(viewport=DESKTOP, locale="sk-SK", timezone_id="Europe/Bratislava")
             page = ctx.new_page()
@@ -111,6 +117,54 @@ def main(argv=None) -> int:
             server.shutdown()
     print(f"written: {args.out / 'screenshot.png'}, {args.out / 'screenshot-desk.png'}")
     return 0
+
+
+def companion_shots(browser, server, url: str, tid: int, out: Path) -> None:
+    """A player's "my tournament" (opened by the personal link, as its QR code on the PIN slip
+    would) in Slovak and Russian; a table's call reaching the referee, and the table seeing it taken."""
+    from webapp.demo import DEMO_REFEREE
+    from webapp.extensions import db
+    from webapp.models import Round
+    from webapp.services import companion
+    from webapp.services.tokens import table_token
+
+    with server.app.app_context():
+        r = db.session.scalar(db.select(Round).where(Round.tournament_id == tid).order_by(Round.number.desc()))
+        tab = next(x for x in r.tables if x.sheet is None)
+        start_no, token = tab.players[0], table_token(tid, r.number, tab.number)
+        key = companion.player_key(tid, start_no)
+    out.mkdir(parents=True, exist_ok=True)
+    for lang, locale in (("sk", "sk-SK"), ("ru", "ru-RU")):
+        ctx = browser.new_context(viewport=PHONE, locale=locale, timezone_id="Europe/Bratislava",
+                                  device_scale_factor=1, is_mobile=True, has_touch=True)
+        page = ctx.new_page()
+        page.goto(f"{url}/t/{tid}/me?lang={lang}#n={start_no}&k={key}")
+        page.locator(".me-table-no").wait_for()
+        page.locator("#me-age:not([hidden])").wait_for()
+        page.screenshot(path=str(out / f"my-tournament-360-{lang}.png"), full_page=True)
+        ctx.close()
+    phone = browser.new_context(viewport=PHONE, locale="sk-SK", timezone_id="Europe/Bratislava",
+                                device_scale_factor=1, is_mobile=True, has_touch=True).new_page()
+    phone.goto(f"{url}/s/{token}")
+    phone.locator("#call-open").click()
+    phone.fill("#call-reason", "Nezhoda pri poslednej hre")
+    phone.locator("#call-send").click()
+    phone.locator("#call-status.call-open").wait_for()
+    referee = browser.new_context(viewport=PHONE, locale="sk-SK", timezone_id="Europe/Bratislava",
+                                  device_scale_factor=1, is_mobile=True, has_touch=True).new_page()
+    referee.goto(f"{url}/login")
+    referee.fill("input[name=username]", DEMO_REFEREE[0])
+    referee.fill("input[name=password]", DEMO_REFEREE[1])
+    referee.locator("input[name=password]").press("Enter")
+    referee.wait_for_url(f"{url}/referee/")
+    referee.locator(".call-item").wait_for()
+    referee.screenshot(path=str(out / "referee-call-360.png"))
+    referee.locator(".call-take button").click()
+    phone.locator("#call-status.call-taken").wait_for(timeout=15_000)
+    phone.locator("#call-box").scroll_into_view_if_needed()
+    phone.screenshot(path=str(out / "referee-call-taken-360.png"))
+    print("written: my-tournament-360-sk.png, my-tournament-360-ru.png, referee-call-360.png, "
+          "referee-call-taken-360.png in", out)
 
 
 if __name__ == "__main__":

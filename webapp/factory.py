@@ -68,6 +68,8 @@ def build_app(config: dict | None = None) -> Flask:
     from .sync.routes import bp as sync_bp
     app.register_blueprint(sync_bp)
     app.register_blueprint(referee.bp)
+    from .views import calls
+    app.register_blueprint(calls.bp)
     if app.config["LISTOK_ROLE"] == "federation":  # seasons, rosters, cards, pushed tournaments, league tables
         from .views import federation, seasons
 

@@ -584,3 +584,25 @@ class SeasonCopy(db.Model):
     name: Mapped[str] = mapped_column(String(200))
     document: Mapped[dict] = mapped_column(JSON)
     downloaded_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RefereeCall(db.Model):
+    """A table calls a referee (services/calls.py): open, taken by one referee, closed
+    with a note. Not a case: it decides nothing and changes no result."""
+
+    __tablename__ = "referee_call"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    round: Mapped[int]
+    table: Mapped[int]
+    reason: Mapped[str] = mapped_column(Text, default="")
+    # who called: "table" (the table's sheet) or the start number that called from their own page
+    caller: Mapped[str] = mapped_column(String(40), default="table")
+    status: Mapped[str] = mapped_column(String(10), default="open")  # open | taken | closed
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    taken_by: Mapped[str | None] = mapped_column(String(120))
+    taken_at: Mapped[datetime | None]
+    closed_by: Mapped[str | None] = mapped_column(String(120))
+    closed_at: Mapped[datetime | None]
+    note: Mapped[str] = mapped_column(Text, default="")

@@ -83,7 +83,8 @@ ENGLISH_WORDS = {"the", "and", "please", "your", "this", "is", "are", "of", "wit
                  "was", "you", "an", "been", "there", "will", "cannot", "must", "from", "which", "what", "when",
                  "into", "than", "then", "should", "would", "here", "it", "its", "they", "their", "we", "our"}
 NOT_PAGES = {"static", "table.service_worker", "public.web_manifest", "sync.table", "operator.export_file",
-             "operator.export_csv", "public.find_player"}  # files, JSON and redirects, not pages
+             "operator.export_csv", "public.find_player",
+             "calls.call_state", "public.me_call"}  # files, JSON and redirects, not pages
 
 
 class _Text(__import__("html.parser").parser.HTMLParser):
@@ -170,7 +171,7 @@ def venue(app):
     from webapp.demo import create_demo
     from webapp.extensions import db
     from webapp.models import Tournament
-    from webapp.services import cases, rounds
+    from webapp.services import calls, cases, rounds
 
     with app.app_context():
         demo, _login = create_demo(45)
@@ -194,6 +195,7 @@ def venue(app):
         cases.report_discrepancy(t, tab.players[0], tab.number, 2, "Moja suma je 12,50.", referee="Rozhodca")
         r3 = t.rounds[2]
         missing = [x.number for x in r3.tables if x.sheet is None]
+        calls.place_call(t, 3, missing[-1], "Karty")  # a table calling a referee: the queue and the call page
         db.session.commit()
     client = app.test_client()
     for sums in ([1000, 1200, 800], [1100, 1100, 800]):  # two phones, two different sheets: a dispute
@@ -204,7 +206,7 @@ def venue(app):
 def _urls(app, tids) -> list[str]:
     """Every GET page of the app, filled in for each tournament."""
     from webapp.extensions import db
-    from webapp.models import Case, Tournament, User
+    from webapp.models import Case, RefereeCall, Tournament, User
     from webapp.services.rounds import next_round_number
     from webapp.services.tokens import table_token
 
@@ -224,6 +226,8 @@ def _urls(app, tids) -> list[str]:
                     choices = [{"uid": u} for u in users]
                 elif "cid" in args:
                     choices = [{"cid": c} for c in case_ids]
+                elif "call_id" in args:
+                    choices = [{"call_id": c} for c in db.session.scalars(db.select(RefereeCall.id))]
                 elif args:
                     raise AssertionError(f"{rule.rule}: the page sweep does not know how to fill {args}")
                 urls += [url_for(rule.endpoint, **c) for c in choices]

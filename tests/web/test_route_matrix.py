@@ -34,6 +34,14 @@ PUBLIC = {
     "sync.preview": "phones' API: table token (computes, stores nothing)",
     "sync.publish_draft": "phones' API: table token and PIN",
     "sync.sign_draft": "phones' API: table token and PIN",
+    "public.me": "a player's own page on their phone: the same shell for everyone",
+    "public.me_now": "a player's seat, results and receipts: public like the player's page",
+    "public.me_sign_on": "a player signs on with start number and PIN, not an account",
+    "public.me_call": "a player calls a referee to their table: the key their PIN got is the credential",
+    "public.scan": "scanning a table's QR code inside the app, for anyone at the venue",
+    "public.table_code": "a table's printed short code opens its sheet, like its QR code",
+    "calls.place_call": "a table calls the referee: the signed table token is the credential",
+    "calls.call_state": "the table sees what became of its call: table token",
     "static": "CSS, JavaScript, icons",
     "auth.login": "the sign-in page",
     "public.healthz": "a reverse proxy's health check, touches no data",
@@ -48,7 +56,7 @@ REFEREE_TOO = {  # operator pages a referee of the tournament may open too
     "operator.discipline_action": "the same, recording them",
     "operator.verify": "anyone who decides cases may check the tournament's hash chain",
 }
-DECIDE = {"referee.approve", "referee.reject"}
+DECIDE = {"referee.approve", "referee.reject", "referee.take_call", "referee.close_call"}
 ROLES = ("anonymous", "operator_b", "referee_b", "admin_b", "operator_a", "referee_a", "admin")
 
 
@@ -96,7 +104,7 @@ def snapshot(app) -> str:
 @pytest.fixture
 def world(app):
     from webapp.extensions import db
-    from webapp.models import Case, Player, Round, User
+    from webapp.models import Case, Player, RefereeCall, Round, User
     from webapp.services import access
     from webapp.services.tokens import table_token
 
@@ -128,10 +136,13 @@ def world(app):
                     payload={"start_no": tab.players[0], "text": "Alphaville case", "verified": "referee"},
                     created_by="test")
         db.session.add(case)
+        call = RefereeCall(tournament_id=a, round=2, table=1, reason="Alphaville call", status="open", note="")
+        db.session.add(call)
         pid = db.session.scalar(select(Player.id).where(Player.tournament_id == a).order_by(Player.id))
         db.session.commit()
         args = {"tid": a, "n": 2, "table": 1, "pid": pid, "start_no": 1, "cid": case.id, "action": "card",
-                "uid": users["operator_a"], "token": table_token(a, 2, 1), "filename": "css/listok.css"}
+                "uid": users["operator_a"], "token": table_token(a, 2, 1), "filename": "css/listok.css",
+                "call_id": call.id}
     clients = {"anonymous": app.test_client()}
     for role in ROLES[1:]:
         c = app.test_client()
@@ -305,7 +316,7 @@ def fed_world(database_url):
         card = db.session.scalar(select(Card.id))
         args = {"sid": season.id, "vid": venue.id, "cid": card, "stid": st.id, "kind": "players",
                 "filename": "css/listok.css", "tid": 1, "n": 1, "table": 1, "pid": 1, "start_no": 1,
-                "action": "card", "uid": 1, "token": "x"}  # the venue routes' arguments: not walked here
+                "action": "card", "uid": 1, "token": "x", "call_id": 1}  # the venue routes' arguments: not walked here
     clients = {"anonymous": app.test_client()}
     for role in FED_ROLES[1:]:
         c = app.test_client()

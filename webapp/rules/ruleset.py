@@ -183,6 +183,7 @@ class RuleSet:
             return Problem(f"the scorekeeper chosen by lot, start number {keeper}, does not sit at this table (CSM-3)",
                            "keeper-player", start_no=keeper)
         return None
+    time_called_rule: str | None = None  # what the table does once the round's time is called
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

@@ -19,6 +19,7 @@ class SEM(RuleSet):
     negative_sum_note = True  # SEM-C8
     winner_bears_total = True  # SEM-C5
     dq_compensation = Decimal("1.00")  # SEM-D1c
+    time_called_rule = "SEM-C2"
     club_championship = True  # SEM-B3
     season_register = True  # SEM-A2, SEM-E4
     published_corrections = True  # SEM-C10

@@ -61,6 +61,7 @@ class Thousand(RuleSet):
     total_rule = "TH-3"
     split_rule = "TH-1: as many tables of 3 as possible, tables of 4 for the rest"
     cut_rule = "TH-2"
+    time_called_rule = "TH-3"
     withdrawal_rule = "TH-5"
     withdraw_during_round = True
     late_entry_round = 2

@@ -12,7 +12,7 @@ from flask_babel import format_datetime, format_time, format_timedelta, gettext 
 from flask_login import current_user
 
 from ..extensions import db, htmx
-from ..services import access, cases as svc, officials, referees
+from ..services import access, calls as call_service, cases as svc, officials, referees
 from ..services.common import ServiceError
 from ..services.results import c4_old_by_seat
 from .auth import role_required
@@ -73,20 +73,24 @@ bp.app_template_global("sem_c4_old")(c4_old_by_seat)
 @bp.get("/")
 @referee_required
 def queue():
-    q = svc.queue(tournament_ids=access.tournament_ids(current_user))
+    tids = access.tournament_ids(current_user)
+    q = svc.queue(tournament_ids=tids)
     if current_user.role == "referee":  # BB-2, SMU-4: a case another official decides
         q["not_mine"] = {it.case.id: officials.refusal(current_user, it.case) for _k, items in q["groups"]
                          for it in items}
+    calls = call_service.active_calls(tids)  # a table calling a referee: above the cases
+    q["fingerprint"] += calls["fingerprint"]
     if htmx:
         if request.args.get("seen") == q["fingerprint"]:
             return "", 204  # unchanged: htmx keeps the list as it is
-        return render_template("referee/_queue.html", q=q, **_ctx())
-    ids = access.tournament_ids(current_user)
+        return render_template("referee/_queue.html", q=q, calls=calls, **_ctx())
+    ids = tids
     if ids is None:  # the server's admin: the tournaments in the queue
         ids = {it.tournament.id for _kind, items in q["groups"] for it in items} | {it.tournament.id
                                                                                   for it in q["recent"]}
     fresh = referees.new_referees(ids)
-    return render_template("referee/queue.html", q=q, new_referees=[p.as_dict() for _tid, p in fresh], **_ctx())
+    return render_template("referee/queue.html", q=q, calls=calls, new_referees=[p.as_dict() for _tid, p in fresh],
+                           **_ctx())
 
 
 def _own_case(cid: int):
@@ -139,3 +143,45 @@ def reject(cid: int):
     f = request.form
     return _decide(cid, lambda c: svc.reject(c, current_user.label, f.get("reason")),
                    _("Case %(id)d rejected (round %(round)d, table %(table)d)."))
+
+
+# --------------------------------------------------------------------------- a table calls a referee
+
+
+def _own_call(call_id: int):
+    call = call_service.get_call(call_id)
+    if call is None or not access.can_access(current_user, call.tournament_id):
+        abort(404)
+    return call
+
+
+@bp.get("/call/<int:call_id>")
+@referee_required
+def call(call_id: int):
+    return render_template("referee/call.html", call=_own_call(call_id), error=None, **_ctx())
+
+
+def _call_step(call_id: int, step, done: str):
+    c = _own_call(call_id)
+    try:
+        step(c)
+    except ServiceError as e:
+        db.session.rollback()
+        return render_template("referee/call.html", call=_own_call(call_id), error=str(e), **_ctx()), 422
+    db.session.commit()
+    flash(done % {"table": c.table, "round": c.round}, "success")
+    return redirect(url_for(".call", call_id=c.id) if c.status == "taken" else url_for(".queue"))
+
+
+@bp.post("/call/<int:call_id>/take")
+@decide_required
+def take_call(call_id: int):
+    return _call_step(call_id, lambda c: call_service.take(c, current_user.label),
+                      _("You are going to table %(table)d (round %(round)d): the table sees that you are coming."))
+
+
+@bp.post("/call/<int:call_id>/close")
+@decide_required
+def close_call(call_id: int):
+    return _call_step(call_id, lambda c: call_service.close(c, current_user.label, request.form.get("note")),
+                      _("The call from table %(table)d (round %(round)d) is closed."))

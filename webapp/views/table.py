@@ -314,12 +314,13 @@ def phone_strings(rs, keeper_position: int | None = None) -> dict:
 
 # what the table page loads: precached by the service worker so the page works offline
 SHEET_ASSETS = ("css/listok.css", "vendor/signature_pad-5.1.4.umd.min.js",
-                "js/sha256.js", "js/outbox.js", "js/signature.js", "js/sheet.js",
+                "js/sha256.js", "js/outbox.js", "js/signature.js", "js/sheet.js", "js/call.js",
+                "js/display.js",
                 "icons/icon-192.png", "icons/icon-maskable-192.png")  # base.html's icon links
 SW_TEMPLATE = "js/sw.js"
 # what the table page is made of besides: the worker answers the page from its copy
 # (cache-first), so a deploy that changes any of these must bring a new worker too
-PAGE_SOURCES = ("templates/base.html", "templates/table/sheet.html")
+PAGE_SOURCES = ("templates/base.html", "templates/table/sheet.html", "templates/table/_call.html")
 
 
 def _static_files(names) -> list[Path]:

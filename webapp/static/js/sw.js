@@ -39,6 +39,8 @@ self.addEventListener("activate", function (event) {
 
 function isPage(url) { return url.pathname.indexOf("/s/") === 0; }
 function isStatic(url) { return url.pathname.indexOf("/static/") === 0; }
+// a player's "my tournament" page and the scan page: from the network, its last copy when there is none
+function isMyPage(url) { return /^\/t\/\d+\/me$/.test(url.pathname) || url.pathname === "/scan"; }
 
 function keepPage(request, response) {
   return caches.open(PAGE_CACHE).then(function (cache) {
@@ -87,6 +89,8 @@ self.addEventListener("fetch", function (event) {
   if (url.origin !== self.location.origin) return;
   if (isPage(url) && request.mode === "navigate") {
     event.respondWith(pageCacheFirst(request));
+  } else if (isMyPage(url) && request.mode === "navigate") {
+    event.respondWith(pageNetworkFirst(request));
   } else if (isStatic(url)) {
     event.respondWith(caches.open(STATIC_CACHE).then(function (cache) {
       return cache.match(request).then(function (hit) {

@@ -17,6 +17,7 @@ from ...extensions import db, htmx
 from ...models import Round, RoundTable, Tournament
 from ...rules.ruleset import get_ruleset
 from ...services import rounds
+from ...services.table_codes import table_code
 from ...services.common import ServiceError, check_version, get_tournament
 from ...services.paper import paper_language
 from ..auth import operator_required
@@ -223,7 +224,8 @@ def print_sheets(tid: int, n: int):
         url = sheet_url(t.id, r.number, tab.number)
         sheets.append({"tab": tab, "seats": table_seats, "cards": cards_seat(t, r, table_seats),
                        "names": {x.start_no: x.name for x in table_seats},
-                       "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url)})
+                       "total": rs.expected_total(len(table_seats)), "url": url, "qr": qr_svg(url),
+                       "code": table_code(t.id, r.number, tab.number)})
     host = urlparse(sheets[0]["url"]).hostname if sheets else None
     local = bool(host) and (host == "localhost" or host == "::1" or host.startswith("127."))
     with force_locale(paper_language(t)):  # the players' paper speaks their language, whoever prints it

@@ -10,3 +10,5 @@ from . import standings  # noqa: E402,F401
 from . import report  # noqa: E402,F401
 from . import receipt  # noqa: E402,F401
 from . import manifest  # noqa: E402,F401
+from . import me  # noqa: E402,F401
+from . import scan  # noqa: E402,F401
