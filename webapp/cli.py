@@ -364,7 +364,8 @@ INSECURE_HELP = ("Allow a plain http:// federation address (the token then cross
 
 def _warn_insecure(url: str, insecure: bool) -> None:
     if insecure and url.strip().lower().startswith("http://"):
-        click.echo(f"listok: warning: --insecure: the venue's token goes unencrypted to {url.strip()}", err=True)
+        click.echo("listok: " + _("warning: --insecure: the venue's token goes unencrypted to %(url)s",
+                                  url=url.strip()), err=True)
 
 
 @listok.command("push")

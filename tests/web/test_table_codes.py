@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import make_tournament, open_round, play_round, text
+from tests.helpers import english_paper, make_tournament, open_round, play_round, text
 from webapp.services import table_codes
 from webapp.services.tokens import read_table_token
 
@@ -46,6 +46,7 @@ def test_code_of_a_closed_round_or_made_up_refused(app, anon, field):
 
 def test_printed_sheets_carry_the_code_under_the_qr(app, op, field):
     tid = field
+    english_paper(app, tid)
     page = text(op.get(f"/operator/t/{tid}/round/2/sheets"))
     with app.app_context():
         assert f"Table code: {table_codes.table_code(tid, 2, 1)}" in page
