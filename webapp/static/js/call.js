@@ -2,9 +2,22 @@
 // (templates/table/_call.html, services/calls.py): the call goes to the
 // referees' queue; while it is open or taken the page asks every 5 s what
 // became of it ("referee Novák is coming", then the note it was closed with).
+// A page asks on loading only when this phone has a call out (kept in
+// localStorage), so the cached sheet still loads with no request of its own.
 (function () {
   "use strict";
-  var POLL_MS = 5000;
+  var POLL_MS = 5000, KEEP_MS = 3 * 3600 * 1000;
+
+  function remembered(url) {
+    try { return Date.now() - Number(localStorage.getItem("listok-call:" + url) || 0) < KEEP_MS; }
+    catch (e) { return true; }
+  }
+  function remember(url, active) {
+    try {
+      if (active) localStorage.setItem("listok-call:" + url, String(Date.now()));
+      else localStorage.removeItem("listok-call:" + url);
+    } catch (e) { /* private mode: the page just does not ask on its next load */ }
+  }
 
   function setup(box) {
     var url = box.getAttribute("data-call-url");
@@ -28,6 +41,7 @@
       else if (state.status === "taken") say(fill(strings.taken, { name: state.taken_by }), "taken");
       else if (state.status === "closed") say(fill(strings.closed, { note: state.note }), "closed");
       openBtn.hidden = active;
+      remember(url, active);
       if (active) form.hidden = true;
       clearTimeout(timer);
       if (active) timer = setTimeout(poll, POLL_MS);
@@ -58,7 +72,7 @@
           say(strings.offline, "refused");
         });
     });
-    poll();
+    if (remembered(url)) poll();
   }
 
   function start() {
