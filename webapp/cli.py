@@ -337,16 +337,32 @@ def export_file(tournament_id: int, output: str | None) -> None:
 
 @listok.command("verify")
 @click.option("--tournament", "tournament_id", metavar="ID", type=int, help="Only this tournament.")
+@click.option("--head", "heads", metavar="HEAD", multiple=True,
+              help="A head published elsewhere (a photo of the projector, the federation's copy), as pages "
+                   "show it: '#412 · ABCD-EFGH-IJKL-MNOP'; the chain must still hold it (repeatable; with "
+                   "--tournament).")
 @_guarded
-def verify(tournament_id: int | None) -> None:
+def verify(tournament_id: int | None, heads: tuple[str, ...]) -> None:
     """Check every stored sheet against its content hash and the tournament's hash
     chain, the chain against every head published, and every account's row against
-    its MAC (docs/SECURITY.md)."""
+    its MAC (docs/SECURITY.md). A restore the chain records is named, with the sheets
+    the phones sent again after it."""
+    from .services.chain import parse_head
+
+    parsed = []
+    for text in heads:
+        head = parse_head(text)
+        if head is None:
+            raise BadInput(_("--head %(head)s: give a head as pages show it, e.g. '#412 · ABCD-EFGH-IJKL-MNOP'",
+                              head=text))
+        parsed.append(head)
+    if parsed and tournament_id is None:
+        raise BadInput(_("--head needs --tournament: a head belongs to one tournament's chain"))
     with _server_app():
         from .services.accounts import tampered
         from .services.chain import verify_all
 
-        verdicts = verify_all(tournament_id)
+        verdicts = verify_all(tournament_id, tuple(parsed))
         if tournament_id is not None and not verdicts:
             raise BadInput(_("no tournament with id %(id)s", id=tournament_id))
         lines = [line for v in verdicts for line in v.lines()]

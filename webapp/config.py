@@ -19,6 +19,23 @@ def production(values: dict | None = None) -> bool:
     return env.strip().lower() == "production"
 
 
+def instance_override() -> str | None:
+    """LISTOK_INSTANCE: the instance folder (database, keys, replica state) somewhere else than
+    Flask's default beside the code: a standby restored into a folder of its own, a drill's servers."""
+    value = os.environ.get("LISTOK_INSTANCE", "").strip()
+    return str(Path(value).expanduser().resolve()) if value else None
+
+
+def default_instance() -> Path:
+    """The instance folder the app will use, found without making the app."""
+    found = instance_override()
+    if found:
+        return Path(found)
+    from flask import Flask
+
+    return Path(Flask("webapp", instance_relative_config=True).instance_path)
+
+
 def key_path(instance: Path) -> Path:
     """Where the embedded default keeps its generated key: apart from the
     database file (instance/listok.db), in a folder only the server's user may open."""

@@ -10,7 +10,7 @@ from flask_babel import lazy_gettext as _l
 
 from . import admission, caching, errors, headers, i18n, schema
 from .sync import together
-from .config import load_config
+from .config import instance_override, load_config
 from .database import configure_sqlite, ping_after_rest
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
 from .proxies import SecureCookies, TrustedProxyFix
@@ -19,7 +19,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 def build_app(config: dict | None = None) -> Flask:
-    app = Flask(__name__, instance_relative_config=True)
+    app = Flask(__name__, instance_relative_config=True, instance_path=instance_override())
     app.config.update(load_config(app.instance_path, config))
 
     db.init_app(app)

@@ -206,11 +206,19 @@ def _bind(app, host: str, port: int, threads: int):
               help="With --demo: create the demo accounts in a database that is not instance/'s SQLite.")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(2, 64),
               help="Waitress worker threads (requests answered at once).")
-def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int) -> None:
+@click.option("--replica", "replica_dest", metavar="DEST", default=None,
+              help="Copy the database continuously with Litestream to DEST: a folder (a second disk, a USB "
+                   "stick, the standby laptop's share) or an sftp:// URL (docs/DEPLOY.md).")
+def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int, replica_dest: str | None) -> None:
     """Run the venue server (waitress), upgrading the database first."""
     app = _app()
     if with_demo:
         _refuse_demo_unless(app, force)
+    if replica_dest and not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        from .cli import BadInput
+
+        raise BadInput(_("--replica copies the venue laptop's SQLite database; PostgreSQL has its own replicas "
+                          "(docs/DEPLOY.md, PostgreSQL)"))
     server = _bind(app, host, port, threads)
     click.echo(upgrade_database(app))
     if with_demo:
@@ -227,8 +235,82 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     click.echo(_("Listok on %(url)s", url=f"http://{shown}:{port}/"))
     server.print_listen("Serving on http://{}:{}")
+    supervisor = _start_replica(app, replica_dest) if replica_dest else None
     freeze_startup_objects()
-    server.run()
+    try:
+        server.run()
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
+
+
+def _start_replica(app, dest: str):
+    """Litestream beside the server (webapp/replica.py), or one line and exit status 2."""
+    import signal
+    from pathlib import Path
+
+    from . import replica
+    from .cli import BadInput
+
+    try:
+        supervisor = replica.Supervisor(Path(app.instance_path), dest, log=lambda line: click.echo(line, err=True))
+        supervisor.start()
+    except replica.ReplicaError as e:
+        raise BadInput(str(e)) from None
+    # waitress ends on SIGTERM only through SystemExit: the finally above then stops Litestream
+    signal.signal(signal.SIGTERM, lambda *_a: (_ for _ in ()).throw(SystemExit(0)))
+    click.echo(_("replica: Litestream copies the database to %(dest)s (%(config)s)", dest=dest,
+                  config=supervisor.config))
+    return supervisor
+
+
+@click.command("restore")
+@click.option("--from", "source", metavar="DEST", default=None,
+              help="The replica `listok serve --replica DEST` wrote (a folder or an sftp:// URL).")
+@click.option("--promoted", is_flag=True,
+              help="PostgreSQL: record the restore after the provider's point-in-time recovery or a promoted "
+                   "replica (DATABASE_URL names it); nothing is copied.")
+@click.option("--force", is_flag=True, help="Replace a database this instance folder has already.")
+def restore(source: str | None, promoted: bool, force: bool) -> None:
+    """Bring the venue database back on a standby after the venue laptop died: the newest copy
+    from the replica into instance/, recorded in every tournament's chain (from which entry and
+    head the copy goes on). Everyone signs in again; the phones send again what the copy lacks."""
+    import os
+
+    from . import replica
+    from .cli import BadInput
+
+    if promoted == bool(source):
+        raise BadInput(_("give --from DEST (the SQLite replica) or --promoted (a PostgreSQL database already "
+                          "recovered), one of them"))
+    if source:
+        if os.environ.get("DATABASE_URL", "").strip():
+            raise BadInput(_("--from restores the venue laptop's SQLite into instance/; DATABASE_URL is set: "
+                              "for PostgreSQL recover the database first, then use --promoted"))
+        from .config import default_instance
+
+        instance = default_instance()
+        try:
+            path = replica.restore(instance, source, force=force)
+        except replica.ReplicaError as e:
+            raise BadInput(str(e)) from None
+        click.echo(_("restored %(db)s from %(source)s", db=path, source=source))
+    app = _app()
+    if source is None and app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        raise BadInput(_("--promoted is for PostgreSQL (DATABASE_URL): the venue laptop's SQLite comes back "
+                          "with --from DEST"))
+    click.echo(upgrade_database(app))
+    from .services import restore as restored
+
+    with app.app_context():
+        ended = restored.record(source or "promoted PostgreSQL", "listok restore",
+                                "sqlite" if source else "postgresql")
+    from .services.chain import head_label
+
+    for tid, seq, head in ended:
+        click.echo(_("tournament %(id)s: the copy ends at %(head)s; the restore is recorded after it",
+                      id=tid, head=head_label(seq, head)))
+    click.echo(_("operators and referees sign in again; the phones send again the sheets the copy lacks"))
 
 
 @click.group("db")
@@ -267,4 +349,4 @@ def _schema_head(app) -> str:
 from .proxy_config import proxy_config  # noqa: E402 - only click and the standard library
 from .venue_https import https_config  # noqa: E402
 
-COMMANDS = (create_user, demo, serve, https_config, proxy_config, db_group)
+COMMANDS = (create_user, demo, serve, restore, https_config, proxy_config, db_group)

@@ -626,8 +626,42 @@ def _show(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def verify(t: Tournament) -> Verdict:
-    """Everything `listok verify` checks for one tournament (docs/SECURITY.md)."""
+def parse_head(text: str) -> tuple[int, str] | None:
+    """A head as pages show it ("#412 · ABCD-EFGH-IJKL-MNOP", or "412:ABCDEFGH…") → (seq, code)."""
+    raw = (text or "").strip().lstrip("#")
+    digits = ""
+    while raw and raw[0].isdigit():
+        digits, raw = digits + raw[0], raw[1:]
+    code = normalise_receipt(raw.lstrip(" :·"))
+    if not digits or not code:
+        return None
+    return int(digits), code
+
+
+def _restores(entries: list[AuditEntry], bad) -> list[str]:
+    """verify's notes on the restores the chain records, each with the sheets the phones sent
+    again after it; a restore entry that does not name the record it follows is a problem."""
+    notes, restores = [], [e for e in entries if e.action == "restore"]
+    for i, e in enumerate(restores):
+        p = e.payload if isinstance(e.payload, dict) else {}
+        if p.get("from_seq") != e.seq - 1 or p.get("from_head") != e.prev_hash:
+            bad(Problem(None, None, f"record #{e.seq} (restore) says the restored copy ended at "
+                                    f"#{p.get('from_seq')}, but it follows record #{e.seq - 1}"))
+        until = restores[i + 1].seq if i + 1 < len(restores) else None
+        retaken = [x.payload for x in entries if x.action == "sheet.phone" and x.seq > e.seq
+                   and (until is None or x.seq < until) and (x.payload or {}).get("retaken")]
+        said = ", ".join(f"round {r.get('round')} table {r.get('table')} version {r.get('version')} "
+                         f"(receipt {r.get('receipt')})" for r in retaken) or "none"
+        notes.append(f"restored (record #{e.seq}, {e.at:%Y-%m-%d %H:%M:%S} UTC, by {e.actor or '?'}) from "
+                     f"{p.get('source') or '?'}: the copy ended at {head_label(e.seq - 1, e.prev_hash)}; "
+                     f"sheets the phones sent again since: {said}")
+    return notes
+
+
+def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
+    """Everything `listok verify` checks for one tournament (docs/SECURITY.md). `heads`: heads
+    published elsewhere (a photographed projector, the federation) as (seq, code), each of which
+    the chain must still hold; one a restore lost is reported, never dropped."""
     tid = t.id
     entries = db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id == tid,
                                                           AuditEntry.seq.is_not(None))
@@ -748,6 +782,19 @@ def verify(t: Tournament) -> Verdict:
                 bad(Problem(None, None, f"the published head {shown}: shown on {ph.place} at {ph.published_at} "
                                         f"in the database, on {place} at {e.at} in the chain (record #{e.seq})"))
 
+    v.notes.extend(_restores(entries, bad))
+    restored = [e for e in entries if e.action == "restore"]
+    for seq, code in elsewhere:
+        e = by_seq.get(seq)
+        if e is not None and head_code(e.hash).startswith(code):
+            continue
+        lost = (f"restored from a copy that ended at {head_label(restored[-1].seq - 1, restored[-1].prev_hash)}"
+                if restored else "no restore is recorded")
+        now = f"record #{seq} is now {head_code(e.hash)}" if e is not None else f"the chain ends at #{v.head_seq}"
+        bad(Problem(None, None, f"the head #{seq} · {code} was published but this chain no longer holds it "
+                                f"({now}; {lost}): what was counted under it after the copy must come again "
+                                "from the phones or the paper sheets"))
+
     # the players, the draw, the events, the cases … and the standings they give
     found, has_rows = chain_rows.check(t, entries)
     for r, tab, message in found:
@@ -758,11 +805,11 @@ def verify(t: Tournament) -> Verdict:
     return v
 
 
-def verify_all(tid: int | None = None) -> list[Verdict]:
+def verify_all(tid: int | None = None, heads: tuple = ()) -> list[Verdict]:
     q = select(Tournament).order_by(Tournament.id)
     if tid is not None:
         q = q.where(Tournament.id == tid)
-    return [verify(t) for t in db.session.scalars(q)]
+    return [verify(t, heads) for t in db.session.scalars(q)]
 
 
 def verify_server_log() -> int | None:

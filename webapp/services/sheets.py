@@ -28,7 +28,7 @@ from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, Sh
 from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
-from . import chain, rule_texts
+from . import acks, chain, rule_texts
 from .common import ServiceError, StaleError, audit, bump, bumped, quiet_bump
 from .engine import rules_table
 from .pins import (HOLD, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, lock_tournament,
@@ -440,9 +440,10 @@ def reissued_pins(t: Tournament, r: Round, tab: RoundTable) -> list[dict]:
             for s in tab.players if s in by_no and by_no[s].pin_issued_at and by_no[s].pin_issued_at > start]
 
 
-def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission) -> dict[int, dict]:
+def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission, retaken: bool = False) -> dict[int, dict]:
     """The signatures players gave on their own phones, as stored with the sheet;
-    each must be on the server for exactly this content."""
+    each must be on the server for exactly this content. A retaken sheet's may have been lost with
+    the draft in the restore: the ack proves they were there, the drawing stays empty."""
     wanted = [s for s in sub.signatures if s.own_phone]
     if not wanted:
         return {}
@@ -451,6 +452,10 @@ def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission) -> dict[int
     out = {}
     for s in wanted:
         g = given.get(s.start_no)
+        if g is None and retaken:
+            out[s.start_no] = {"start_no": s.start_no, "hash": sub.content_hash, "drawing": "",
+                               "signed_at": s.signed_at, "own_phone": True}
+            continue
         if g is None:
             raise invalid("signature-missing", _("The server does not have the signature start number %(s)d gave "
                                                  "on their own phone for these sums: sign on this phone.",
@@ -604,12 +609,14 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
     c = sub.content
     h = c.hash
     _check_content(t, tab, sub)
+    retaken = _retaken(t, r, tab, sub)
 
-    own = _own_phone_signatures(tab, sub)
+    own = _own_phone_signatures(tab, sub, retaken)
     same = _same_sheet(tab, c, h)
     if same is not None:
-        _check_pins(t, tab, sub, together)
-        answer = sheet_answer(same)
+        if not retaken:
+            _check_pins(t, tab, sub, together)
+        answer = _acknowledged(sheet_answer(same), sub, t, r, tab, retaken)
         _store_submission(sub, h, tab, same, answer, together)
         payload = {"round": r.number, "table": tab.number, "version": same.version, "receipt": same.receipt,
                    "content_hash": h, "key": sub.idempotency_key}
@@ -625,7 +632,7 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
                                          "sheet is now version %(cur)d. Reload the table.",
                                          v=c.base_version, cur=current.version if current else 0),
                       current_version=current.version if current else 0)
-    pin_failed = _offline_pin_failures(t, tab, sub, together)
+    pin_failed = [] if retaken else _offline_pin_failures(t, tab, sub, together)
     reissued = reissued_pins(t, r, tab)
 
     other = None
@@ -670,7 +677,7 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
                              **({"pin_failed": pin_failed} if pin_failed else {})})
         db.session.add(case)
         db.session.flush()  # the answer names the case's id
-    answer = sheet_answer(sheet, case)
+    answer = _acknowledged(sheet_answer(sheet, case), sub, t, r, tab, retaken)
     with db.session.no_autoflush:
         _store_submission(sub, h, tab, sheet, answer, together)
         # chain.append, not audit(): the one sheet this writes has its entry already (store_new); audit
@@ -680,8 +687,31 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
             "round": r.number, "table": tab.number, "version": sheet.version, "status": status,
             "sums": sheet.sums, "note": c.note, "receipt": sheet.receipt, "content_hash": h,
             "base_version": c.base_version, "case": case.id if case else None, "key": sub.idempotency_key,
-            "signed_by": list(tab.players), "own_phone": sorted(own)}, now=together is None, hold=True)
+            "signed_by": list(tab.players), "own_phone": sorted(own), **({"retaken": True} if retaken else {})},
+            now=together is None, hold=True)
     return answer, True
+
+
+def _retaken(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submission) -> bool:
+    """Whether the sheet comes again with this server's acknowledgement (services/acks.py): the
+    server lost it in a restore, and its PINs were checked when it was first taken in. An ack that
+    does not match the sheet is refused: nothing is stored."""
+    if not sub.ack:
+        return False
+    if not acks.valid(sub, t.id, r.number, tab.number):
+        raise invalid("bad-ack", _("The server's acknowledgement does not match this sheet: nothing was stored. "
+                                   "Ask the referee to enter the sheet from paper."), field="ack")
+    return True
+
+
+def _acknowledged(answer: Answer, sub: protocol.Submission, t: Tournament, r: Round, tab: RoundTable,
+                  retaken: bool) -> Answer:
+    """The answer with the ack the phone keeps until the round is closed (stored with the submission,
+    so a replay carries it too)."""
+    body = dict(answer.body, ack=acks.make(sub, t.id, r.number, tab.number))
+    if retaken:
+        body["retaken"] = True
+    return Answer(answer.http_status, body)
 
 
 def _offline_pin_failures(t: Tournament, tab: RoundTable, sub: protocol.Submission,

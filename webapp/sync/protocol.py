@@ -125,6 +125,8 @@ class Submission:
     # the phone could not check the PINs at the table (offline): a wrong one makes the sheet a
     # referee case instead of a refusal the players, gone by then, never see (issue 8.3)
     pins_unchecked: bool = False
+    # the server's acknowledgement of this very sheet (services/acks.py), sent again after a restore
+    ack: str = ""
 
     def signature_of(self, start_no: int) -> Signature | None:
         return next((s for s in self.signatures if s.start_no == start_no), None)
@@ -325,8 +327,11 @@ def parse_submission(data) -> Submission:
         if s.start_no in seen:
             raise _bad(f"Start number {s.start_no} signed twice.", f"signatures[{i}].start_no", s.start_no)
         seen.add(s.start_no)
+    ack = data.get("ack")
+    if ack is not None and not (isinstance(ack, str) and HASH_RE.fullmatch(ack)):
+        raise _bad("ack must be 64 hex digits (the server's acknowledgement).", "ack")
     return Submission(token=token, idempotency_key=key, content=content, content_hash=h, signatures=signatures,
-                      pins_unchecked=data.get("pins_unchecked") is True)
+                      pins_unchecked=data.get("pins_unchecked") is True, ack=ack or "")
 
 
 def parse_pin_check(data) -> tuple[str, int, str, str | None]:
