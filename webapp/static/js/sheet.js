@@ -159,6 +159,12 @@
     if (r && r.receipt) url += "&receipt=" + encodeURIComponent(r.receipt);
     return api(url).then(function (ans) {
       if (ans.data && ans.data.status === "ok") {
+        if (r && r.receipt && r.ack && !ans.data.mine && !state.resending) {
+          // the server does not know the sheet it acknowledged (a standby restored from an older copy)
+          state.resending = true;
+          Outbox.resend(D.token).finally(function () { state.resending = false; });
+          return;
+        }
         learnOutcome(ans.data.mine);
         state.server = ans.data.sheet;
         state.offer = ans.data.draft || null;
@@ -172,6 +178,7 @@
         }
       } else if (ans.data && ans.http === 410) {
         state.gone = true;
+        Outbox.forget(D.token);
         render();
       } else if (ans.http === 403 || ans.http === 404) {
         renewPage("drop-page", String(ans.http));  // a fresh load shows the server's own message
@@ -278,6 +285,7 @@
         : (r.reason === "pin-reissued" ? S.referee_pin : S.referee_negative);
       return fmt(text, { receipt: r.receipt });
     }
+    if (r.retaken) return fmt(S.retaken, { receipt: r.receipt });
     return fmt(S.sent, { receipt: r.receipt });
   }
 

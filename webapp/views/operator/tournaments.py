@@ -53,7 +53,31 @@ def _index_page(form: TournamentForm, status: int = 200):
     """The tournaments this user works at (an admin: all of them)."""
     tournaments = db.session.scalars(access.visible_tournaments(current_user)
                                      .order_by(Tournament.date.desc(), Tournament.id.desc())).all()
-    return render_template("operator/index.html", tournaments=tournaments, form=form), status
+    return render_template("operator/index.html", tournaments=tournaments, form=form,
+                           replica=replica_view()), status
+
+
+def replica_view():
+    """What the dashboard says about the replica (operator/_replica.html), or None without one."""
+    from pathlib import Path
+
+    from flask import current_app
+    from flask_babel import format_time
+
+    from ... import replica
+
+    st = replica.state(Path(current_app.instance_path))
+    if st is None:
+        return None
+    return {"dest": st.dest, "at": format_time(st.last_at, "HH:mm:ss") if st.last_at else "",
+            "lag": int(st.lag or 0), "stopped": not st.running or st.stale, "behind": st.behind,
+            "waiting": st.last is None}
+
+
+@bp.get("/replica")
+@operator_required
+def replica_state():
+    return render_template("operator/_replica.html", replica=replica_view())
 
 
 @bp.post("/tournaments")
@@ -85,7 +109,8 @@ def tournament(tid: int):
     return render_template("operator/tournament.html", t=t, rs=rs, cur=cur, progress=progress,
                            checkin=checkin_summary(t), next_n=rounds.next_round_number(t),
                            offline=offline_mode(qr_base_url()), title=ruleset_title(rs),
-                           paper=paper_language(t), paper_names=LANGUAGE_NAMES, paper_form=PaperLanguageForm(paper_language=t.paper_language or ""))
+                           paper=paper_language(t), paper_names=LANGUAGE_NAMES, paper_form=PaperLanguageForm(paper_language=t.paper_language or ""),
+                           replica=replica_view())
 
 
 @bp.post("/t/<int:tid>/paper-language")
