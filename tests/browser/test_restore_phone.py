@@ -11,19 +11,21 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.test_phone import Phone, venue  # noqa: F401 - the fixture
+from tests.browser import test_phone
+from tests.browser.test_phone import Phone
 from webapp.extensions import db
 from webapp.models import AuditEntry, Sheet
 from webapp.services import restore
 
 pytestmark = pytest.mark.browser
+venue = test_phone.venue  # the fixture: round 1 of 9 players with PINs, a proxy in front
 
 
 def _database(app) -> Path:
     return Path(app.config["SQLALCHEMY_DATABASE_URI"].removeprefix("sqlite:///"))
 
 
-def test_a_phone_resends_a_sheet_the_restored_server_lost(venue, browser):  # noqa: F811
+def test_a_phone_resends_a_sheet_the_restored_server_lost(venue, browser):
     path = _database(venue.app)
     copy = path.with_name("replica-copy.db")
     with sqlite3.connect(path) as live, sqlite3.connect(copy) as snap:
