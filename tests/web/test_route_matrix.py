@@ -48,7 +48,8 @@ PUBLIC = {
 }
 SELF = {"auth.logout", "auth.change_password", "auth.unlock_signin"}  # one's own session, password, sign-in lock
 OPERATOR_DESK = {"operator.index", "operator.create_tournament", "operator.import_file",  # no tournament in the path
-                 "operator.season_copy", "operator.season_copy_import", "operator.season_download"}
+                 "operator.season_copy", "operator.season_copy_import", "operator.season_download",
+                 "operator.replica_state"}  # the venue laptop's replica: no tournament's data
 ADMIN_OWN_VENUE = {"admin.users", "admin.create_user"}  # a venue's admin: the venue's accounts, no other's
 SERVER_ADMIN_ONLY = {"admin.set_venue"}  # moving an account between venues: not even a venue's admin for its own
 REFEREE_TOO = {  # operator pages a referee of the tournament may open too
