@@ -235,7 +235,15 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     click.echo(_("Listok on %(url)s", url=f"http://{shown}:{port}/"))
     server.print_listen("Serving on http://{}:{}")
-    supervisor = _start_replica(app, replica_dest) if replica_dest else None
+    if replica_dest:
+        supervisor = _start_replica(app, replica_dest)
+    else:  # a replica.json of an earlier --replica run must not warn on the dashboard of this one
+        from pathlib import Path
+
+        from .replica import STATE
+
+        supervisor = None
+        (Path(app.instance_path) / STATE).unlink(missing_ok=True)
     freeze_startup_objects()
     try:
         server.run()

@@ -312,3 +312,32 @@ def test_a_litestream_that_dies_is_started_again(tmp_path):
     finally:
         sup.stop()
     assert sup.proc.poll() is not None and not replica.state(venue).running
+
+
+def test_serve_without_replica_forgets_an_earlier_replicas_state(tmp_path):
+    """The dashboard shows nothing when this run copies to no replica, even after a run that did."""
+    import os
+    import subprocess
+    import sys
+    import urllib.request
+
+    from benchmarks.venue import free_port
+
+    (tmp_path / "replica.json").write_text(json.dumps({"dest": "/media/usb", "running": False, "written": 1}))
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LISTOK_SECRET_KEY")}
+    proc = subprocess.Popen([sys.executable, "-m", "webapp.cli", "serve", "--port", str(port)],
+                            env={**env, "LISTOK_INSTANCE": str(tmp_path)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        assert not (tmp_path / "replica.json").exists() and replica.state(tmp_path) is None
+    finally:
+        proc.terminate()
+        proc.wait(20)
