@@ -258,7 +258,7 @@ def publish_round(t: Tournament, r: Round, actor: str, version) -> None:
 
 
 def start_clock(t: Tournament, r: Round, actor: str) -> None:
-    """SEM-B4: the 50 minutes run from the start signal."""
+    """The start signal: the round's minutes run from now (SEM-B4, TH-2; `RuleSet.round_minutes`)."""
     if r.status == "draft":
         raise ServiceError(_("Publish the draw before starting the round."))
     if r.started_at is None:
@@ -266,13 +266,17 @@ def start_clock(t: Tournament, r: Round, actor: str) -> None:
         audit("round.start", actor, {"round": r.number}, t.id)
 
 
-ROUND_MINUTES = 50  # SEM-B4; the rule sets do not carry a round length yet
+def round_minutes(r: Round) -> int | None:
+    """How long the round lasts by its tournament's rule set (SEM-B4: 50 minutes; TH-2: 60, the final
+    untimed), or None when the rules name no length."""
+    return get_ruleset(r.tournament.ruleset).round_minutes(r.number)
 
 
 def round_ends_at(r: Round) -> datetime | None:
-    """When time is called (SEM-B4): 50 minutes after the start signal; then the
-    table plays on until player 3 has dealt (SEM-C2)."""
-    return r.started_at + timedelta(minutes=ROUND_MINUTES) if r.started_at else None
+    """When time is called: the round's minutes after the start signal (None: not started, or untimed);
+    what the table does then is the rule set's `time_called_rule` (SEM-C2, TH-3)."""
+    minutes = round_minutes(r)
+    return r.started_at + timedelta(minutes=minutes) if r.started_at and minutes else None
 
 
 def parse_sums(values, n: int) -> list[Decimal]:
