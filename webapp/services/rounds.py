@@ -15,6 +15,7 @@ from fractions import Fraction
 from flask_babel import gettext as _, ngettext
 
 from ..extensions import db
+from ..i18n import in_unit
 from ..models import Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules.model import CENT
 from ..rules.points import administrative_correction, sheet_hints
@@ -310,16 +311,16 @@ def counted_sums(rs, tab: RoundTable, sums: list[Decimal], correct_total: bool
     if blocking and blocking[0].code == "total":
         if not correct_total:
             raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
-                                 t=tab.number, total=f"{sum(sums):.2f}",
-                                 exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
+                                 t=tab.number, total=in_unit(sum(sums), rs.currency),
+                                 exp=in_unit(rs.expected_total(len(sums)), rs.currency)), field="total")
         entered = [f"{s:.2f}" for s in sums]
         sums = list(administrative_correction(rs, sums))
         blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
     if blocking:
         h = blocking[0]
         raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
-                             "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
-                             p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
+                             "at most %(max)s (SEM-C11).", t=tab.number, sum=in_unit(sums[h.position], rs.currency),
+                             p=h.position + 1, max=in_unit(rs.max_payment_per_game, rs.currency)), field=f"sum{h.position}")
     return sums, entered
 
 
