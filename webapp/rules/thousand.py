@@ -45,7 +45,8 @@ class Thousand(RuleSet):
 
     code = "thousand"
     title = "Тысяча"
-    title_en = "Thousand"  # the pages translate it (i18n.ruleset_title)
+    # the pages translate it (i18n.ruleset_title); every language keeps the game's own name, Тысяча
+    title_en = "Thousand (Тысяча)"
     table_sizes = (3, 4)
     stake = Decimal("0")
     place_points: dict = {}
