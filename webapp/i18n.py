@@ -199,3 +199,13 @@ def compile_catalogs(translations_dir) -> None:
                 raise
         except OSError:
             continue  # a read-only install: use whatever .mo is there
+
+
+def round_rule_text(ruleset) -> str:
+    """How long a round of the rule set lasts and what ends it (RuleSet.round_rule), in the page's language."""
+    from flask_babel import gettext
+
+    from .rules.ruleset import get_ruleset
+
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    return gettext(rs.round_rule)

@@ -126,3 +126,14 @@ def test_bb_1_bb_2_table_total_12_and_sem_table_points():
     assert BB.expected_total(3) == D("12.00")
     assert [r["points"] for r in standings_report(t)["standings"]][:3] == [5, 4, 4]
     assert draw(t, 2).tables[0].players == (1, 7, 8)  # BB-2: round 2 by standings (SEM-B7)
+
+
+def test_sem_b4_th2_round_length_and_its_rule_come_from_the_rule_set():
+    assert [SEM.round_minutes(n) for n in range(1, 7)] == [50] * 6
+    assert [TH.round_minutes(n) for n in range(1, 6)] == [60, 60, 60, 60, None]  # TH-2: the final is untimed
+    for rs in (CSM, SMU, BB):  # their rules name no round length
+        assert rs.round_length is None and rs.round_minutes(1) is None
+    assert SEM.round_rule.startswith("SEM-B4: a round lasts 50 minutes")
+    assert TH.round_rule.startswith("TH-2: a Swiss round lasts 60 minutes") and "without a time limit" in TH.round_rule
+    for rs, rule in ((CSM, "ČSM"), (SMU, "SMU-4"), (BB, "BB-2")):
+        assert "no round length" in rs.round_rule and rule in rs.round_rule and "SEM-" not in rs.round_rule

@@ -382,8 +382,8 @@ def test_deleting_every_published_head_is_caught_and_the_receipt_does_not_fall_b
     run(app, [delete(PublishedHead.__table__)])
     result = runner.invoke(args=["listok", "verify", "--tournament", str(tid)])
     assert result.exit_code == 1
-    assert any("was published (round-1, record #" in line and "deleted from the published heads" in line
-               for line in result.output.splitlines()), result.output
+    assert any("was published (Standings published after round 1, record #" in line
+               and "deleted from the published heads" in line for line in result.output.splitlines()), result.output
     page = text(client.get(f"/t/{tid}/receipt?code={receipt}"))
     assert "verify-bad" in page and "verify-ok" not in page
 
@@ -425,7 +425,7 @@ def test_push_sends_nothing_while_the_record_check_fails(app, finished):
     with app.app_context():
         t = db.session.get(Tournament, tid)
         t.status = "finished"
-        with pytest.raises(ServiceError, match="player start no 1 .*: club is \"MK Elsewhere\" in the database"):
+        with pytest.raises(ServiceError, match="hráč so štartovým číslom 1 .*: club je \"MK Elsewhere\" v databáze"):
             push(t, "http://127.0.0.1:9/", "token", "test")
 
 

@@ -186,7 +186,7 @@ def test_twelve_tournaments_pushed_from_three_venues_one_twice_one_tampered(fed_
     problems = season["answers"][season["tampered"]][1]["verdict"]["problems"]
     assert problems[0].startswith("round 3, table ") and "are not the chain's" in problems[0]
     # and the standings the swapped sums change, rebuilt from the chain alone against the file's
-    assert len(problems) > 1 and all(p.startswith("standings after round ") for p in problems[1:]), problems
+    assert len(problems) > 1 and all(p.startswith(("standings after round ", "poradie po ")) for p in problems[1:]), problems
     again = season["again"]
     assert again.status_code == 409 and "SEM 4" in again.get_json()["message"] and "is here already" in \
         again.get_json()["message"]

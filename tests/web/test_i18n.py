@@ -421,3 +421,14 @@ def test_season_csv_headers_and_numbers_in_the_language(federation_app, lang, si
     numbers = [cell for row in rows[1:] for cell in row if any(ch.isdigit() for ch in cell)
                and ("." in cell or "," in cell)]
     assert numbers and all(sign in cell and ({".", ","} - {sign}).isdisjoint(cell) for cell in numbers)
+
+
+@pytest.mark.parametrize("lang, title", [("sk", "Tisíc (Тысяча)"), ("cs", "Tisíc (Тысяча)"),
+                                         ("en", "Thousand (Тысяча)"), ("ru", "Тысяча")])
+def test_th_the_thousand_is_named_by_the_games_own_name_in_every_language(app, lang, title):
+    from flask_babel import force_locale
+
+    from webapp.i18n import ruleset_title
+
+    with app.test_request_context(), force_locale(lang):
+        assert ruleset_title("thousand") == title

@@ -855,7 +855,7 @@ def test_correction_errors_store_nothing(app, op):
     record(app, tid, 1, WORKED_R1)
     url = f"/operator/t/{tid}/corrections"
     r = op.post(url + "/preview", data=corr_data(app, tid, 1, 1, ("14", "10", "7"), "fee"), headers=HX)
-    assert r.status_code == 422 and "The real sums total 31.00" in text(r)
+    assert r.status_code == 422 and "The real sums total €31.00" in text(r)
     r = op.post(url + "/preview", data=corr_data(app, tid, 1, 1, ("14", "x", "7"), "fee"))
     assert r.status_code == 422 and "Sum 2 is not an amount" in text(r)
     r = op.post(url + "/preview", data=corr_data(app, tid, 1, 1, ("14", "9,50", "6,50"), "fee"), headers=HX)

@@ -29,6 +29,8 @@ class BBLiga(RuleSet):
     cites = {**RuleSet.cites, "seat-rating": "BB-2, SEM-B2", "seat-standings": "BB-2, SEM-B7"}
     late_fee = Decimal("0.04")  # BB-1 (seed D2)
     late_rule = "BB-1"
+    # seed 002 speaks of a round's playing time, which the jury may extend (A10, D3), but names no length
+    round_rule = "The BB liga rules name no round length: the jury calls time (BB-2)."
     officials = Officials(count=3, kind="jury", rule="BB-2", distinct_clubs=True)  # seed E1
 
     def read_table(self, reader, raw: dict, players, loc: dict) -> dict:

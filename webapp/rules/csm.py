@@ -101,6 +101,8 @@ class CSM(RuleSet):
     cites = {"seat-rating": "CSM-5", "seat-standings": "CSM-5"}
     discipline_options = ("disqualify", "withdraw", "substitute")
     keeper_by_lot = True  # CSM-3 (II.3)
+    # seed 001 limits a player's time away to 10 % of the playing time (II.25) but names no length
+    round_rule = "The ČSM rules name no round length: the organiser calls time."
     seeding = ("season", "rating", "start")  # CSM-5
 
     def sheet_keeper(self, values=None) -> int:

@@ -184,6 +184,15 @@ class RuleSet:
                            "keeper-player", start_no=keeper)
         return None
     time_called_rule: str | None = None  # what the table does once the round's time is called
+    # minutes a round lasts from the start signal (SEM-B4, TH-2); None: the rules name no length and
+    # an official calls time. `round_rule` says so with the rule ID, in English: the pages show it
+    # translated (it is a msgid, like `title_en`)
+    round_length: int | None = None
+    round_rule: str = "These rules name no round length: the referee calls time."
+
+    def round_minutes(self, round_no: int) -> int | None:
+        """How many minutes round `round_no` lasts from its start signal, or None when it is untimed."""
+        return self.round_length
 
     def sheet_keeper(self, values: Sequence[Decimal] | None = None) -> int | None:
         """Position (0-based) of the player who fills in and submits the sheet:

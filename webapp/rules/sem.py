@@ -20,6 +20,9 @@ class SEM(RuleSet):
     winner_bears_total = True  # SEM-C5
     dq_compensation = Decimal("1.00")  # SEM-D1c
     time_called_rule = "SEM-C2"
+    round_length = 50  # SEM-B4
+    round_rule = ("SEM-B4: a round lasts 50 minutes from the start signal; after time is called the table plays "
+                  "on until player 3 has dealt (SEM-C2).")
     club_championship = True  # SEM-B3
     season_register = True  # SEM-A2, SEM-E4
     published_corrections = True  # SEM-C10

@@ -32,6 +32,7 @@ class SMU(RuleSet):
     max_tables_of_4 = 2  # SMU-1
     keeper_kind = "seat"
     keeper_rule = "SMU-1"
+    round_rule = "The SMU rules name no round length: the referees call time (SMU-4)."  # seed 004
     paper_language = "cs"
     # SMU-4 has no publication rule: the standings are public after every closed round
     public_from_round = 1

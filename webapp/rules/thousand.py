@@ -45,7 +45,8 @@ class Thousand(RuleSet):
 
     code = "thousand"
     title = "Тысяча"
-    title_en = "Thousand"  # the pages translate it (i18n.ruleset_title)
+    # the pages translate it (i18n.ruleset_title); every language keeps the game's own name, Тысяча
+    title_en = "Thousand (Тысяча)"
     table_sizes = (3, 4)
     stake = Decimal("0")
     place_points: dict = {}
@@ -62,6 +63,13 @@ class Thousand(RuleSet):
     split_rule = "TH-1: as many tables of 3 as possible, tables of 4 for the rest"
     cut_rule = "TH-2"
     time_called_rule = "TH-3"
+    round_length = 60  # TH-2: the Swiss rounds
+    round_rule = ("TH-2: a Swiss round lasts 60 minutes; when time runs out the game ends and is scored as it "
+                  "stands (TH-3). The final is played to a win without a time limit.")
+
+    def round_minutes(self, round_no: int) -> int | None:
+        """TH-2: 60 minutes a Swiss round; the final has no time limit."""
+        return None if round_no == FINAL_ROUND else self.round_length
     withdrawal_rule = "TH-5"
     withdraw_during_round = True
     late_entry_round = 2

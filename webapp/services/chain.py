@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from flask_babel import gettext as _
 from sqlalchemy import bindparam, event, insert, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history, set_committed_value
@@ -581,11 +582,13 @@ class Problem:
     message: str
 
     def line(self, tid: int) -> str:
-        where = f"tournament {tid}"
-        if self.round is not None:
-            where += f", round {self.round}"
-        if self.table is not None:
-            where += f", table {self.table}"
+        """The finding for `listok verify`, in the language of the messages."""
+        if self.table is not None and self.round is not None:
+            where = _("tournament %(id)d, round %(r)d, table %(t)d", id=tid, r=self.round, t=self.table)
+        elif self.round is not None:
+            where = _("tournament %(id)d, round %(r)d", id=tid, r=self.round)
+        else:
+            where = _("tournament %(id)d", id=tid)
         return f"{where}: {self.message}"
 
 
@@ -608,10 +611,10 @@ class Verdict:
         return head_label(self.head_seq, self.head_hash)
 
     def lines(self) -> list[str]:
-        notes = [f"tournament {self.tournament_id}: note: {n}" for n in self.notes]
+        notes = [_("tournament %(id)d: note: %(note)s", id=self.tournament_id, note=n) for n in self.notes]
         if self.ok:
-            return [f"tournament {self.tournament_id}: {self.records} records, chain ok, "
-                    f"head {head_code(self.head_hash)}"] + notes
+            return [_("tournament %(id)d: %(n)d records, chain ok, head %(head)s", id=self.tournament_id,
+                      n=self.records, head=head_code(self.head_hash))] + notes
         return [p.line(self.tournament_id) for p in self.problems] + notes
 
 
@@ -624,6 +627,24 @@ def _place(payload) -> tuple[int | None, int | None]:
 
 def _show(value) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+def place_text(place: str) -> str:
+    """Where a head was shown (`publish_head`'s place: "round-2", "standings", "projector"), in words."""
+    if place.startswith("round-") and place[6:].isdigit():
+        return _("Standings published after round %(n)d", n=int(place[6:]))
+    return {"standings": _("Public standings page"), "projector": _("Projector")}.get(place, place)
+
+
+def field_name(f: str) -> str:
+    """A sheet's recorded field (RECORD_FIELDS, RULESET_FIELDS) as a finding names it."""
+    names = {"version": _("version"), "status": _("status"), "sums": _("sums"), "entered_sums": _("entered sums"),
+             "points": _("points"), "disqualified": _("disqualified players"), "early": _("early disqualification"),
+             "source": _("source"), "base_version": _("corrected version"), "note": _("note"),
+             "content_hash": _("content hash"), "signatures": _("signatures"), "scores": _("scores"),
+             "ended": _("how the game ended"), "premium_games": _("premium games"), "frozen": _("frozen table"),
+             "late": _("late players"), "keeper_by_lot": _("scorekeeper by lot")}
+    return names.get(f, f)
 
 
 def parse_head(text: str) -> tuple[int, str] | None:
@@ -673,32 +694,35 @@ def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
     for e in entries:
         r, tab = _place(e.payload)
         if e.seq != expected:
-            bad(Problem(r, tab, f"records #{expected}…#{e.seq - 1} are missing from the chain"
-                        if e.seq > expected else f"record #{e.seq} is out of order"))
+            bad(Problem(r, tab, _("records #%(first)d…#%(last)d are missing from the chain", first=expected,
+                                  last=e.seq - 1)
+                        if e.seq > expected else _("record #%(seq)d is out of order", seq=e.seq)))
         if e.compute_hash() != e.hash:
-            bad(Problem(r, tab, f"record #{e.seq} ({e.action}) was changed after it was written: "
-                                "its content does not give its hash"))
+            bad(Problem(r, tab, _("record #%(seq)d (%(action)s) was changed after it was written: its content "
+                                  "does not give its hash", seq=e.seq, action=e.action)))
         elif not hmac.compare_digest(e.mac or "", entry_mac(tid, e.hash)):
-            bad(Problem(r, tab, f"record #{e.seq} ({e.action}) was not written by this server: its MAC is wrong"))
+            bad(Problem(r, tab, _("record #%(seq)d (%(action)s) was not written by this server: its MAC is wrong",
+                                  seq=e.seq, action=e.action)))
         if e.prev_hash != prev_hash and e.seq == expected:
-            bad(Problem(r, tab, f"record #{e.seq} ({e.action}) does not follow record #{e.seq - 1}: "
-                                "the chain was cut, reordered or rewritten here"))
+            bad(Problem(r, tab, _("record #%(seq)d (%(action)s) does not follow record #%(prev)d: the chain was "
+                                  "cut, reordered or rewritten here", seq=e.seq, action=e.action, prev=e.seq - 1)))
         prev_hash, expected = e.hash, e.seq + 1
         by_seq[e.seq] = e
 
     # the head kept on the tournament row
     if t.chain_seq or entries:
         if not hmac.compare_digest(t.chain_mac or "", head_mac(tid, t.chain_seq or 0, t.chain_head or "")):
-            bad(Problem(None, None, f"the head kept with the tournament (#{t.chain_seq}) was changed: its MAC "
-                                    "is wrong"))
+            bad(Problem(None, None, _("the head kept with the tournament (#%(seq)s) was changed: its MAC is wrong",
+                                      seq=t.chain_seq)))
         elif (t.chain_seq or 0) > v.head_seq:
-            bad(Problem(None, None, f"the chain ends at record #{v.head_seq} but the tournament's head is "
-                                    f"#{t.chain_seq}: records #{v.head_seq + 1}…#{t.chain_seq} were deleted"))
+            bad(Problem(None, None, _("the chain ends at record #%(end)d but the tournament's head is #%(head)d: "
+                                      "records #%(first)d…#%(head)d were deleted", end=v.head_seq, head=t.chain_seq,
+                                      first=v.head_seq + 1)))
         elif (t.chain_seq or 0) < v.head_seq:
-            bad(Problem(None, None, f"records #{t.chain_seq + 1}…#{v.head_seq} were added after the "
-                                    "tournament's head"))
+            bad(Problem(None, None, _("records #%(first)d…#%(last)d were added after the tournament's head",
+                                      first=(t.chain_seq or 0) + 1, last=v.head_seq)))
         elif t.chain_head != v.head_hash:
-            bad(Problem(None, None, f"record #{v.head_seq} is not the one the tournament's head names"))
+            bad(Problem(None, None, _("record #%(seq)d is not the one the tournament's head names", seq=v.head_seq)))
 
     # every head a page showed
     heads = db.session.scalars(select(PublishedHead).where(PublishedHead.tournament_id == tid)
@@ -708,13 +732,16 @@ def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
         shown = head_label(ph.seq, ph.hash)
         e = by_seq.get(ph.seq)
         if not hmac.compare_digest(ph.mac or "", published_mac(tid, ph.seq, ph.hash)):
-            bad(Problem(None, None, f"the published head {shown} was changed in the database: its MAC is wrong"))
+            bad(Problem(None, None, _("the published head %(head)s was changed in the database: its MAC is wrong",
+                                      head=shown)))
         elif e is None:
-            bad(Problem(None, None, f"the head {shown} was published ({ph.place}, {ph.published_at:%Y-%m-%d %H:%M}) "
-                                    "but the chain no longer has that record: it was cut"))
+            bad(Problem(None, None, _("the head %(head)s was published (%(place)s, %(at)s) but the chain no longer "
+                                      "has that record: it was cut", head=shown, place=place_text(ph.place),
+                                      at=f"{ph.published_at:%Y-%m-%d %H:%M}")))
         elif e.hash != ph.hash:
-            bad(Problem(None, None, f"the head {shown} was published ({ph.place}, {ph.published_at:%Y-%m-%d %H:%M}) "
-                                    f"but record #{ph.seq} is now {head_code(e.hash)}: the chain was rewritten"))
+            bad(Problem(None, None, _("the head %(head)s was published (%(place)s, %(at)s) but record #%(seq)d is "
+                                      "now %(now)s: the chain was rewritten", head=shown, place=place_text(ph.place),
+                                      at=f"{ph.published_at:%Y-%m-%d %H:%M}", seq=ph.seq, now=head_code(e.hash))))
 
     # what the chain says about each sheet, and what the rows say
     chained: dict[tuple, dict] = {}
@@ -734,39 +761,48 @@ def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
     for sheet, round_no, table_no in rows:
         key = (round_no, table_no, sheet.version)
         seen.add(key)
-        p = f"sheet version {sheet.version}"
+        p, vn = _("sheet version %(v)d", v=sheet.version), sheet.version
         if sheet.content is None or sheet.content_hash is None:
-            bad(Problem(round_no, table_no, f"{p} has no content hash: it never entered the chain"))
+            bad(Problem(round_no, table_no, _("sheet version %(v)d has no content hash: it never entered the chain",
+                                              v=vn)))
             continue
         if content_hash_of(sheet.content) != sheet.content_hash:
-            bad(Problem(round_no, table_no, f"{p}: its stored content no longer gives its content hash"))
+            bad(Problem(round_no, table_no, _("%(sheet)s: its stored content no longer gives its content hash",
+                                              sheet=p)))
         for f in content_disagrees(sheet, sheet.content):
-            bad(Problem(round_no, table_no, f"{p}: {f} is {_show(getattr(sheet, f))} but the content it was "
-                                            "stored with says otherwise"))
+            bad(Problem(round_no, table_no, _("%(sheet)s: %(field)s is %(value)s but the content it was stored with "
+                                              "says otherwise", sheet=p, field=field_name(f),
+                                              value=_show(getattr(sheet, f)))))
         entry = by_seq.get(sheet.chain_seq) if sheet.chain_seq is not None else None
         if entry is None:
-            bad(Problem(round_no, table_no, f"{p}: its chain record #{sheet.chain_seq} is missing "
-                                            "(the chain was cut)"))
+            bad(Problem(round_no, table_no, _("%(sheet)s: its chain record #%(seq)s is missing (the chain was cut)",
+                                              sheet=p, seq=sheet.chain_seq)))
         elif entry.action != "sheet.store" or _place(entry.payload) != (round_no, table_no) or \
                 (entry.payload.get("sheet") or {}).get("version") != sheet.version:
-            bad(Problem(round_no, table_no, f"{p}: chain record #{sheet.chain_seq} is not this sheet's"))
+            bad(Problem(round_no, table_no, _("%(sheet)s: chain record #%(seq)s is not this sheet's", sheet=p,
+                                              seq=sheet.chain_seq)))
         else:
             if (entry.payload.get("sheet") or {}).get("content_hash") != sheet.content_hash:
-                bad(Problem(round_no, table_no, f"{p}: its content hash is not the one in the chain"))
+                bad(Problem(round_no, table_no, _("%(sheet)s: its content hash is not the one in the chain", sheet=p)))
             if sheet.receipt and not b32(entry.hash).startswith(sheet.receipt.replace("-", "")):
-                bad(Problem(round_no, table_no, f"{p}: receipt {sheet.receipt} is not its chain record's"))
+                bad(Problem(round_no, table_no, _("%(sheet)s: receipt %(receipt)s is not its chain record's", sheet=p,
+                                                  receipt=sheet.receipt)))
         rec = chained.get(key)
         if rec is None:
             continue
         now = sheet_record(sheet, round_no, table_no)
         for f in RECORD_FIELDS + RULESET_FIELDS:
             if now.get(f) != rec.get(f):
-                what = "signatures" if f == "signatures" else f"{_show(rec.get(f))} in the chain, " \
-                                                              f"{_show(now.get(f))} in the database"
-                bad(Problem(round_no, table_no, f"{p}: {f} differs: {what}"))
+                if f == "signatures":
+                    bad(Problem(round_no, table_no, _("%(sheet)s: the signatures differ from the chain's", sheet=p)))
+                else:
+                    bad(Problem(round_no, table_no, _("%(sheet)s: %(field)s differs: %(chain)s in the chain, %(db)s in "
+                                                      "the database", sheet=p, field=field_name(f),
+                                                      chain=_show(rec.get(f)), db=_show(now.get(f)))))
     for key in chained:
         if key not in seen:
-            bad(Problem(key[0], key[1], f"sheet version {key[2]} is in the chain but was deleted from the database"))
+            bad(Problem(key[0], key[1], _("sheet version %(v)s is in the chain but was deleted from the database",
+                                          v=key[2])))
 
     # every head the chain says was published is still kept
     kept = {(ph.seq, ph.hash): ph for ph in heads}
@@ -776,11 +812,14 @@ def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
             ph = kept.get((seq, h))
             shown = head_label(seq or 0, h or "")
             if ph is None:
-                bad(Problem(None, None, f"the head {shown} was published ({place}, record #{e.seq}) but was "
-                                        "deleted from the published heads"))
+                bad(Problem(None, None, _("the head %(head)s was published (%(place)s, record #%(seq)d) but was "
+                                          "deleted from the published heads", head=shown,
+                                          place=place_text(place or ""), seq=e.seq)))
             elif ph.place != place or ph.published_at != e.at:
-                bad(Problem(None, None, f"the published head {shown}: shown on {ph.place} at {ph.published_at} "
-                                        f"in the database, on {place} at {e.at} in the chain (record #{e.seq})"))
+                bad(Problem(None, None, _("the published head %(head)s: shown on %(place)s at %(at)s in the "
+                                          "database, on %(chain_place)s at %(chain_at)s in the chain (record "
+                                          "#%(seq)d)", head=shown, place=place_text(ph.place), at=ph.published_at,
+                                          chain_place=place_text(place or ""), chain_at=e.at, seq=e.seq)))
 
     v.notes.extend(_restores(entries, bad))
     restored = [e for e in entries if e.action == "restore"]
@@ -800,8 +839,8 @@ def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
     for r, tab, message in found:
         bad(Problem(r, tab, message))
     if entries and not has_rows:
-        v.notes.append("the chain holds no record of the players, the draw and the events (the tournament was "
-                       "stored before the chain covered them): only its sheets are checked")
+        v.notes.append(_("the chain holds no record of the players, the draw and the events (the tournament was "
+                         "stored before the chain covered them): only its sheets are checked"))
     return v
 
 

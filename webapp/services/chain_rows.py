@@ -18,6 +18,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from types import SimpleNamespace
 
+from flask_babel import gettext as _
 from sqlalchemy import JSON, Boolean, Date, DateTime, Integer, Numeric, event, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history
@@ -303,21 +304,22 @@ def _label(name: str, values: dict, rounds: dict) -> tuple[int | None, int | Non
     """(round, table, what) naming a row the way the operator knows it."""
     v = values or {}
     if name == "tournament":
-        return None, None, "the tournament"
+        return None, None, _("the tournament")
     if name == "player":
-        return None, None, f"player start no {v.get('start_no')} ({v.get('name')})"
+        return None, None, _("player start no %(s)s (%(name)s)", s=v.get("start_no"), name=v.get("name"))
     if name == "round":
-        return v.get("number"), None, "the round"
+        return v.get("number"), None, _("the round")
     if name == "round_table":
-        return rounds.get(v.get("round_id")), v.get("number"), "the table"
+        return rounds.get(v.get("round_id")), v.get("number"), _("the table")
     if name == "event":
         return v.get("round") or v.get("after_round"), None, \
-            f"event #{v.get('id')} ({v.get('type')} {v.get('colour') or ''}, start no {v.get('start_no')})"
+            _("event #%(id)s (%(type)s %(colour)s, start no %(s)s)", id=v.get("id"), type=v.get("type"),
+              colour=v.get("colour") or "", s=v.get("start_no"))
     if name == "correction":
         rec = v.get("record") or {}
-        return rec.get("round"), rec.get("table"), f"correction #{v.get('id')}"
+        return rec.get("round"), rec.get("table"), _("correction #%(id)s", id=v.get("id"))
     if name == "case":
-        return v.get("round"), v.get("table"), f"case #{v.get('id')} ({v.get('kind')})"
+        return v.get("round"), v.get("table"), _("case #%(id)s (%(kind)s)", id=v.get("id"), kind=v.get("kind"))
     return None, None, f"{name} #{v.get('id')}"
 
 
@@ -334,15 +336,16 @@ def row_differences(chained: dict, stored: dict) -> list[tuple[int | None, int |
         c, s = chained.get(key), stored.get(key)
         r, tab, what = _label(name, s or c, rounds)
         if c is None:
-            out.append((r, tab, f"{what} is in the database ({name} id {key[1]}) but not in the chain: "
-                                "it was added behind the server's back"))
+            out.append((r, tab, _("%(what)s is in the database (%(name)s id %(id)s) but not in the chain: it was "
+                                  "added behind the server's back", what=what, name=name, id=key[1])))
         elif s is None:
-            out.append((r, tab, f"{what} is in the chain ({name} id {key[1]}) but was deleted from the database"))
+            out.append((r, tab, _("%(what)s is in the chain (%(name)s id %(id)s) but was deleted from the database",
+                                  what=what, name=name, id=key[1])))
         else:
             for col in sorted(set(c) | set(s)):
                 if c.get(col) != s.get(col):
-                    out.append((r, tab, f"{what}: {col} is {_show(s.get(col))} in the database, "
-                                        f"{_show(c.get(col))} in the chain"))
+                    out.append((r, tab, _("%(what)s: %(column)s is %(db)s in the database, %(chain)s in the chain",
+                                          what=what, column=col, db=_show(s.get(col)), chain=_show(c.get(col)))))
     return out
 
 
@@ -364,31 +367,45 @@ FIELDS = ("place", "name", "club", "points", "money", "stage")
 def standings_differences(chained, stored, left="the chain", right="the database") -> list[tuple]:
     """(round, None, message) for every standings row `stored` shows otherwise than `chained` (both
     rules-engine tournaments), after every round either has."""
+    left, right = source_name(left), source_name(right)
     try:
         a = standing_rows(chained)
     except Exception as e:  # noqa: BLE001 - a chain no engine can read is a finding, not a crash
-        return [(None, None, f"the standings cannot be computed from {left}: {e}")]
+        return [(None, None, _("the standings cannot be computed from %(source)s: %(why)s", source=left, why=e))]
     try:
         b = standing_rows(stored)
     except Exception as e:  # noqa: BLE001
-        return [(None, None, f"the standings cannot be computed from {right}: {e}")]
+        return [(None, None, _("the standings cannot be computed from %(source)s: %(why)s", source=right, why=e))]
     out = []
     for rnd in sorted(set(a) | set(b)):
         if rnd not in a or rnd not in b:
             missing = left if rnd not in a else right
-            out.append((rnd, None, f"standings after round {rnd}: {missing} has none (its round is incomplete)"))
+            out.append((rnd, None, _("standings after round %(r)d: %(source)s has none (its round is incomplete)",
+                                     r=rnd, source=missing)))
             continue
         for no in sorted(set(a[rnd]) | set(b[rnd])):
             x, y = a[rnd].get(no), b[rnd].get(no)
             if x is None or y is None:
-                out.append((rnd, None, f"standings after round {rnd}, start no {no}: ranked in "
-                                       f"{left if x else right} only"))
+                out.append((rnd, None, _("standings after round %(r)d, start no %(s)d: ranked in %(source)s only",
+                                         r=rnd, s=no, source=left if x else right)))
                 continue
             for f, vx, vy in zip(FIELDS, x, y):
                 if vx != vy:
-                    out.append((rnd, None, f"standings after round {rnd}, start no {no}: {f} is {vy} in "
-                                           f"{right}, {vx} in {left}"))
+                    out.append((rnd, None, _("standings after round %(r)d, start no %(s)d: %(field)s is %(right)s "
+                                             "in %(b)s, %(left)s in %(a)s", r=rnd, s=no, field=standing_field(f),
+                                             right=vy, b=right, left=vx, a=left)))
     return out
+
+
+def source_name(source: str) -> str:
+    """"the chain", "the database", "the file" in the language of the messages."""
+    return {"the chain": _("the chain"), "the database": _("the database"), "the file": _("the file")}.get(source,
+                                                                                                           source)
+
+
+def standing_field(f: str) -> str:
+    return {"place": _("place"), "name": _("name"), "club": _("club"), "points": _("points"),
+            "money": _("money"), "stage": _("stage")}.get(f, f)
 
 
 def check(t, entries) -> tuple[list[tuple], bool]:
@@ -405,14 +422,14 @@ def check(t, entries) -> tuple[list[tuple], bool]:
                                 if e.action in ("sheet.store", "sheet.update"))
     ct = chain_tournament(chained, counting, t.id)
     if ct is None:
-        return problems + [(None, None, "the chain records no tournament row")], True
+        return problems + [(None, None, _("the chain records no tournament row"))], True
     try:
         from_chain = rules_tournament(ct)
     except Exception as e:  # noqa: BLE001
-        return problems + [(None, None, f"the tournament cannot be rebuilt from the chain: {e}")], True
+        return problems + [(None, None, _("the tournament cannot be rebuilt from the chain: %(why)s", why=e))], True
     try:
         from_database = rules_tournament(t)
     except Exception as e:  # noqa: BLE001
-        return problems + [(None, None, f"the tournament cannot be read from the database: {e}")], True
+        return problems + [(None, None, _("the tournament cannot be read from the database: %(why)s", why=e))], True
     problems += standings_differences(from_chain, from_database)
     return problems, True

@@ -205,7 +205,7 @@ def _replayed(rt, entries: list, counting: dict) -> list[str]:
                         problems.append(f"round {rnd.number}, table {tr.table}: the file's {f.name} is "
                                         f"{getattr(tr, f.name)!r}, the chain's {getattr(chained, f.name)!r}")
     for r, _tab, message in chain_rows.standings_differences(from_chain, rt, right="the file"):
-        problems.append(message if r is None or message.startswith("standings") else f"round {r}: {message}")
+        problems.append(message)  # each names its round itself ("standings after round 3 …"), translated
     return problems
 
 

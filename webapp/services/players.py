@@ -548,8 +548,18 @@ def checkin_summary(t: Tournament) -> CheckinSummary:
 
 
 def checkin_closed_reason(t: Tournament) -> str:
+    """Why check-in is closed and what a player who arrives now can do, under the tournament's rule set."""
+    rs = get_ruleset(t.ruleset)
+    late = late_entry_round(t)
+    if late is not None:  # TH-5
+        return _("Round 1 is drawn: check-in is closed, because the draw seated the players who were checked "
+                 "in then. A player who arrives now is added on the players page as a late entry, seated from "
+                 "round %(n)d on (%(rule)s).", n=late, rule=rs.withdrawal_rule)
+    if rs.cite("dq-case"):  # SEM-D3 (and BB liga, which follows SEM's discipline)
+        return _("Round 1 is drawn: check-in is closed, because the draw seated the players who were checked in "
+                 "then. A player who arrives now can only enter as a substitute (SEM-D3), through the referee.")
     return _("Round 1 is drawn: check-in is closed, because the draw seated the players who were checked in "
-             "then. A player who arrives now can only enter as a substitute (SEM-D3), through the referee.")
+             "then. A player who arrives now can only enter as a substitute, through the referee.")
 
 
 def set_present(t: Tournament, p: Player, present: bool, actor: str) -> None:

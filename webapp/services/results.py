@@ -20,6 +20,7 @@ from sqlalchemy.orm import selectinload
 
 from ..database import select_all
 from ..extensions import db
+from ..i18n import in_unit
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
                       TableRow, Tournament, utcnow)
 from ..rules import model as rules
@@ -213,11 +214,22 @@ def dq_case(tab: RoundTable, dq) -> str | None:
     return "D1c"
 
 
-def _parse_one(value, i: int) -> Decimal:
+def _parse_one(value, i: int, rs: RuleSet | None = None) -> Decimal:
     try:
         return round_service.parse_sums([value], 1)[0]
     except ServiceError:
-        raise ServiceError(_("Sum %(i)d is not an amount in euros and cents.", i=i + 1), field=f"sum{i}") from None
+        raise ServiceError(not_a_result(rs, i), field=f"sum{i}") from None
+
+
+def not_a_result(rs: RuleSet | None, i: int) -> str:
+    """What a typed result at position i + 1 should have been, in the rule set's unit (CSM-2, TH-3, SMU-2)."""
+    if rs is not None and rs.result_kind == "zb+pb":
+        return _("ZB of position %(i)d is not a whole number.", i=i + 1)
+    if rs is not None and rs.result_kind == "score":
+        return _("The score of position %(i)d is not a whole number.", i=i + 1)
+    if rs is not None and rs.currency == "Kč":
+        return _("Sum %(i)d is not an amount in crowns.", i=i + 1)
+    return _("Sum %(i)d is not an amount in euros and cents.", i=i + 1)
 
 
 def parse_table_sums(rs: RuleSet, tab: RoundTable, values, dq, early: bool) -> list[Decimal]:
@@ -240,7 +252,7 @@ def parse_table_sums(rs: RuleSet, tab: RoundTable, values, dq, early: bool) -> l
                 raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
             sums.append(None)
         else:
-            sums.append(_parse_one(v, i))
+            sums.append(_parse_one(v, i, rs))
     blanks = [i for i, s in enumerate(sums) if s is None]
     for i in blanks:
         if tab.players[i] not in dq:
@@ -355,7 +367,7 @@ def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = N
     for i, v in enumerate(shown):
         if v:
             try:
-                typed.append(_parse_one(v, i))
+                typed.append(_parse_one(v, i, rs))
             except ServiceError as e:
                 p.error, p.error_field = str(e), e.field
                 return p
@@ -958,12 +970,13 @@ def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> 
                 sums.append(recorded.sums[i])
                 continue
             raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
-        sums.append(_parse_one(v, i))
+        sums.append(_parse_one(v, i, rs))
     expected = rs.expected_total(n)
     # with a disqualification the sums are those at that moment (SEM-D1c): no table total
     if expected is not None and sum(sums) != expected and not recorded.disqualified:
         raise ServiceError(_("The real sums total %(total)s, the table total must be %(exp)s.",
-                             total=f"{sum(sums):.2f}", exp=f"{expected:.2f}"), field="total")
+                             total=in_unit(sum(sums), rs.currency), exp=in_unit(expected, rs.currency)),
+                           field="total")
     if tuple(sums) == tuple(recorded.sums) and recorded.points is None:
         raise ServiceError(_("These are the recorded sums: there is nothing to correct."), field="sum0")
     nxt = next((x for x in t.rounds if x.number == round_no + 1), None)

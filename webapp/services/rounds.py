@@ -15,6 +15,7 @@ from fractions import Fraction
 from flask_babel import gettext as _, ngettext
 
 from ..extensions import db
+from ..i18n import in_unit
 from ..models import Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules.model import CENT
 from ..rules.points import administrative_correction, sheet_hints
@@ -258,7 +259,7 @@ def publish_round(t: Tournament, r: Round, actor: str, version) -> None:
 
 
 def start_clock(t: Tournament, r: Round, actor: str) -> None:
-    """SEM-B4: the 50 minutes run from the start signal."""
+    """The start signal: the round's minutes run from now (SEM-B4, TH-2; `RuleSet.round_minutes`)."""
     if r.status == "draft":
         raise ServiceError(_("Publish the draw before starting the round."))
     if r.started_at is None:
@@ -266,13 +267,17 @@ def start_clock(t: Tournament, r: Round, actor: str) -> None:
         audit("round.start", actor, {"round": r.number}, t.id)
 
 
-ROUND_MINUTES = 50  # SEM-B4; the rule sets do not carry a round length yet
+def round_minutes(r: Round) -> int | None:
+    """How long the round lasts by its tournament's rule set (SEM-B4: 50 minutes; TH-2: 60, the final
+    untimed), or None when the rules name no length."""
+    return get_ruleset(r.tournament.ruleset).round_minutes(r.number)
 
 
 def round_ends_at(r: Round) -> datetime | None:
-    """When time is called (SEM-B4): 50 minutes after the start signal; then the
-    table plays on until player 3 has dealt (SEM-C2)."""
-    return r.started_at + timedelta(minutes=ROUND_MINUTES) if r.started_at else None
+    """When time is called: the round's minutes after the start signal (None: not started, or untimed);
+    what the table does then is the rule set's `time_called_rule` (SEM-C2, TH-3)."""
+    minutes = round_minutes(r)
+    return r.started_at + timedelta(minutes=minutes) if r.started_at and minutes else None
 
 
 def parse_sums(values, n: int) -> list[Decimal]:
@@ -306,16 +311,16 @@ def counted_sums(rs, tab: RoundTable, sums: list[Decimal], correct_total: bool
     if blocking and blocking[0].code == "total":
         if not correct_total:
             raise ServiceError(_("Table %(t)d: the sums total %(total)s, the table total must be %(exp)s.",
-                                 t=tab.number, total=f"{sum(sums):.2f}",
-                                 exp=f"{rs.expected_total(len(sums)):.2f}"), field="total")
+                                 t=tab.number, total=in_unit(sum(sums), rs.currency),
+                                 exp=in_unit(rs.expected_total(len(sums)), rs.currency)), field="total")
         entered = [f"{s:.2f}" for s in sums]
         sums = list(administrative_correction(rs, sums))
         blocking = [h for h in sheet_hints(rs, sums) if h.blocking]
     if blocking:
         h = blocking[0]
         raise ServiceError(_("Table %(t)d: a sum of %(sum)s at position %(p)d is impossible: one game costs "
-                             "at most %(max)s (SEM-C11).", t=tab.number, sum=f"{sums[h.position]:.2f}",
-                             p=h.position + 1, max=f"{rs.max_payment_per_game:.2f}"), field=f"sum{h.position}")
+                             "at most %(max)s (SEM-C11).", t=tab.number, sum=in_unit(sums[h.position], rs.currency),
+                             p=h.position + 1, max=in_unit(rs.max_payment_per_game, rs.currency)), field=f"sum{h.position}")
     return sums, entered
 
 

@@ -12,6 +12,7 @@ from flask_babel import format_datetime, format_time, format_timedelta, gettext 
 from flask_login import current_user
 
 from ..extensions import db, htmx
+from ..rules.ruleset import get_ruleset
 from ..services import access, calls as call_service, cases as svc, officials, referees
 from ..services.common import ServiceError
 from ..services.results import c4_old_by_seat
@@ -31,6 +32,26 @@ KIND_LABELS = {
     "c10": _l("Correction after publication (SEM-C10)"),
     "discipline": _l("Disqualification at a counted table (SEM-D1)"),
 }
+# the same kinds in a rule set whose own rules say it (every rule set but SEM and BB liga, which follow
+# SEM's C4, C8, C9, C10 and D1): no SEM rule ID
+OWN_RULES_LABELS = {
+    "correction": _l("Correction before hand-in"),
+    "negative-sum": _l("Negative sum"),
+    "discrepancy": _l("Discrepancy reported"),
+    "c10": _l("Correction after publication"),
+    "discipline": _l("Disqualification at a counted table"),
+}
+
+
+def kind_label(kind: str, rulesets=()) -> str:
+    """A case kind's name, citing SEM's rule only when every tournament of the cases plays by SEM's
+    discipline (RuleSet.cite("dq-case"): SEM, BB liga); `rulesets` are rule-set codes."""
+    codes = {rulesets} if isinstance(rulesets, str) else set(rulesets)
+    if codes and not all(get_ruleset(c).cite("dq-case") for c in codes):
+        return OWN_RULES_LABELS.get(kind, KIND_LABELS.get(kind, kind))
+    return KIND_LABELS.get(kind, kind)
+
+
 VERSION_LABELS = {
     "before": _l("Before"),
     "after": _l("New"),
@@ -62,7 +83,8 @@ def when(iso) -> str:
 def _ctx() -> dict:
     from .operator.results import KIND_LABELS as C10_KINDS
 
-    return {"kind_labels": KIND_LABELS, "version_labels": VERSION_LABELS, "age": age, "hhmm": hhmm,
+    return {"kind_labels": KIND_LABELS, "kind_label": kind_label, "version_labels": VERSION_LABELS, "age": age,
+            "hhmm": hhmm,
             "c10_kinds": C10_KINDS, "may_decide": current_user.role != "operator", "when": when}
 
 

@@ -21,9 +21,9 @@ from flask_babel import gettext as _, pgettext
 from ..extensions import db
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..i18n import amount, in_unit, money, plural_forms
+from ..i18n import amount, in_unit, money, plural_forms, round_rule_text
 from ..services import sheets as sheet_service
-from ..services.rounds import ROUND_MINUTES, current_round, round_ends_at
+from ..services.rounds import current_round, round_ends_at, round_minutes
 from ..services.tokens import TokenError, TokenExpired, read_table_token, table_token
 from ..sync.protocol import PROTOCOL
 
@@ -78,11 +78,24 @@ def sheet_url(tid: int, round_no: int, table_no: int) -> str:
 
 def clock_context(r: Round | None) -> dict:
     """The server's start time and its clock now (ISO UTC), so the browser's
-    countdown does not depend on the client's clock being right."""
+    countdown does not depend on the client's clock being right; the round's
+    length and its rule come from the rule set (None minutes: an untimed round)."""
     started = r.started_at if r is not None else None
     now = utcnow()
+    rs = get_ruleset(r.tournament.ruleset) if r is not None else None
     return {"started_at": started, "ends_at": round_ends_at(r) if r is not None else None,
-            "started_iso": iso_utc(started), "now_iso": iso_utc(now), "minutes": ROUND_MINUTES}
+            "started_iso": iso_utc(started), "now_iso": iso_utc(now),
+            "minutes": round_minutes(r) if r is not None else None,
+            "rule": round_rule_text(rs) if rs is not None else "", "over_text": time_over_text(rs)}
+
+
+def time_over_text(rs) -> str:
+    """What the clock shows once time is called, as the rule set says (SEM-C2, TH-3)."""
+    if rs is not None and rs.time_called_rule == "SEM-C2":
+        return _("Time — play until player 3 has dealt")
+    if rs is not None and rs.time_called_rule == "TH-3":
+        return _("Time — the game ends (TH-3)")
+    return _("Time called")
 
 
 def iso_utc(dt: datetime | None) -> str:
@@ -229,6 +242,7 @@ def phone_strings(rs, keeper_position: int | None = None) -> dict:
         "total_short": _("%(missing)s is missing to the table total."),
         "total_over": _("%(over)s too much: the total must be exactly the table total."),
         "total_ok": _("The total is right."),
+        "all_entered": _("Every player's result is entered."),
         "note_needed": _("Write the type and payment of the last game."),
         "correction_banner": _("Correction of sheet version %(version)s: changed results are shown in red. "
                                "Every player signs again and the referee must approve it (%(rule)s).",

@@ -1,4 +1,4 @@
-// The round clock (SEM-B4). Counts down from the server's start time measured
+// The round clock (the rule set's round length: SEM-B4, TH-2). Counts down from the server's start time measured
 // against the server's "now" (both sent as data attributes), so a laptop or a
 // projector with a wrong clock still shows the right time left.
 (function () {
@@ -9,6 +9,7 @@
   function update(el) {
     if (el.clockOffset === undefined) {
       el.clockOffset = Date.parse(el.dataset.now) - Date.now();
+      if (isNaN(el.clockOffset)) el.clockOffset = 0;  // no server "now" given: trust this device's clock
     }
     var end = Date.parse(el.dataset.startedAt) + Number(el.dataset.minutes) * 60000;
     var left = Math.ceil((end - (Date.now() + el.clockOffset)) / 1000);

@@ -668,7 +668,7 @@
     if (ok && d.base_version && !d.reason.trim()) { hint = S.reason_needed; ok = false; }
     if (ok && pv && pv.status === "pending") { hint = S.checking; ok = false; }
     if (ok && pv && pv.status === "ok" && pv.problem) { hint = pv.problem.message || S.refused; ok = false; }
-    $("total-hint").textContent = ok ? S.total_ok : hint;
+    $("total-hint").textContent = ok ? (D.total_cents === null ? S.all_entered : S.total_ok) : hint;
     $("total-hint").classList.toggle("is-ok", ok);
     $("confirm").disabled = !ok;
   }

@@ -410,11 +410,18 @@ def discipline_action(tid: int, action: str):
         if action == "disqualify":
             res = dsvc.disqualify(t, f.get("round"), f.get("start_no"), _actor(), f.get("version"),
                                   early=bool(form.early.data), reason=f.get("reason", ""), referee=referee)
-            msg = (_waiting_message(res) if res.get("proposal") else
-                   _("Disqualification recorded at table %(t)d (SEM-%(rule)s): a new sheet version.",
-                     t=res["table"], rule=res["case"]) if res["sheet_in"] else
-                   _("Disqualification noted at table %(t)d (SEM-%(rule)s): enter the table's sheet at the "
-                     "results desk.", t=res["table"], rule=res["case"]))
+            sem = bool(get_ruleset(t.ruleset).cite("dq-case"))  # SEM-D1's cases, or the rule set's own
+            if res.get("proposal"):
+                msg = _waiting_message(res, sem=sem)
+            elif res["sheet_in"]:
+                msg = (_("Disqualification recorded at table %(t)d (SEM-%(rule)s): a new sheet version.",
+                         t=res["table"], rule=res["case"]) if sem else
+                       _("Disqualification recorded at table %(t)d: a new sheet version.", t=res["table"]))
+            else:
+                msg = (_("Disqualification noted at table %(t)d (SEM-%(rule)s): enter the table's sheet at the "
+                         "results desk.", t=res["table"], rule=res["case"]) if sem else
+                       _("Disqualification noted at table %(t)d: enter the table's sheet at the results desk.",
+                         t=res["table"]))
         elif action == "card":
             res = dsvc.add_card(t, f.get("start_no"), f.get("colour"), f.get("round"),
                                 [f.get("referee1"), f.get("referee2")], _actor(), f.get("version"),
@@ -431,7 +438,9 @@ def discipline_action(tid: int, action: str):
         elif action == "withdraw":
             dsvc.withdraw(t, f.get("start_no"), f.get("after_round"), _actor(), f.get("version"),
                           reason=f.get("reason", ""))
-            msg = _("Withdrawal recorded: the player keeps the rounds played (SEM-D4).")
+            rule = get_ruleset(t.ruleset).cite("withdraw")  # SEM-D4, TH-5; none in ČSM, SMU
+            msg = (_("Withdrawal recorded: the player keeps the rounds played (%(rule)s).", rule=rule) if rule else
+                   _("Withdrawal recorded: the player keeps the rounds played."))
         else:
             p = dsvc.add_substitute(t, f.get("name"), f.get("club"), f.get("substitute_for"),
                                     f.get("from_round"), _actor(), f.get("version"))
@@ -449,11 +458,14 @@ def discipline_action(tid: int, action: str):
     return redirect(url_for(".discipline", tid=tid))
 
 
-def _waiting_message(res, card: bool = False) -> str:
+def _waiting_message(res, card: bool = False, sem: bool = True) -> str:
     if card:
         return _("Table %(t)d's sheet already counts: the card and the disqualification it means (SEM-%(rule)s) "
                  "wait for a referee as case %(id)d. Nothing has changed until a referee approves it.",
                  t=res["table"], rule=res["case"], id=res["proposal"].id)
+    if not sem:
+        return _("Table %(t)d's sheet already counts: the disqualification waits for a referee as case %(id)d. "
+                 "Nothing has changed until a referee approves it.", t=res["table"], id=res["proposal"].id)
     return _("Table %(t)d's sheet already counts: the disqualification (SEM-%(rule)s) waits for a referee as case "
              "%(id)d. Nothing has changed until a referee approves it.", t=res["table"], rule=res["case"],
              id=res["proposal"].id)

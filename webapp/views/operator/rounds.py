@@ -4,7 +4,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from flask_babel import force_locale, gettext as _, lazy_gettext as _l
+from flask_babel import force_locale, gettext as _, lazy_gettext as _l, ngettext
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from markupsafe import Markup
@@ -199,8 +199,12 @@ def _start_clock(t: Tournament, r: Round, version) -> None:
 @bp.post("/t/<int:tid>/round/<int:n>/clock")
 @operator_required
 def start_clock(tid: int, n: int):
-    """SEM-B4: the start signal; the 50 minutes run from now."""
-    return _round_action(tid, n, _start_clock, _("Round %(n)d has started: 50 minutes from now.", n=n))
+    """The start signal: the round's minutes (SEM-B4, TH-2; the rule set's) run from now."""
+    minutes = get_ruleset(get_tournament(tid).ruleset).round_minutes(n)
+    started = (ngettext("Round %(n)d has started: %(num)d minute from now.",
+                        "Round %(n)d has started: %(num)d minutes from now.", minutes, n=n) if minutes
+               else _("Round %(n)d has started: it has no time limit.", n=n))
+    return _round_action(tid, n, _start_clock, started)
 
 
 @bp.get("/t/<int:tid>/round/<int:n>/sheets")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from flask import render_template
-from flask_babel import gettext as _
 from sqlalchemy import select
 
 from ...extensions import db
@@ -26,6 +25,4 @@ def verify(tid: int):
 
 def place_label(place: str) -> str:
     """Where a head was shown (services/chain.publish_head's `place`), in the page's language."""
-    if place.startswith("round-") and place[6:].isdigit():
-        return _("Standings published after round %(n)d", n=int(place[6:]))
-    return {"standings": _("Public standings page"), "projector": _("Projector")}.get(place, place)
+    return chain.place_text(place)

@@ -16,21 +16,11 @@ from ...extensions import csrf, db
 from ...rules.ruleset import get_ruleset
 from ...services import calls as call_service, companion as svc, pins as pin_service, results as results_service
 from ...services.common import ServiceError, get_tournament
-from ...services.rounds import ROUND_MINUTES
-from ..table import cards_seat, iso_utc, player_receipts, players_by_no, seats
+from ..table import cards_seat, clock_context, iso_utc, player_receipts, players_by_no, seats
 from . import bp
 from .standings import CLOSED, hhmm, public_view, running_table_state
 
 POLL_SECONDS = 15
-
-
-def time_called_text(rule: str | None) -> str:
-    """What a table does once time is called, in the rule set's words (its rule ID)."""
-    texts = {
-        "SEM-C2": _("When time is called, the table plays on until player 3 has dealt (SEM-C2)."),
-        "TH-3": _("When time runs out, the game ends: the sheet says the game ended on time (TH-3)."),
-    }
-    return texts.get(rule or "", _("When time is called, finish as the referee says."))
 
 
 def result_label(result_kind: str) -> str:
@@ -77,10 +67,9 @@ def _me_now(row, start_no: int):
         table_seats = seats(tab, players_by_no(row))
         table = {"round": r, "tab": tab, "seats": table_seats, "cards": cards_seat(row, r, table_seats),
                  "me": next(s for s in table_seats if s.start_no == start_no),
-                 "started_iso": iso_utc(r.started_at), "minutes": ROUND_MINUTES}
+                 "started_iso": iso_utc(r.started_at), "clock": clock_context(r)}
     return render_template("public/_me.html", t=row, page=page, rs=rs, table=table, hhmm=hhmm,
-                           receipts=player_receipts(t, start_no), result_label=result_label(rs.result_kind),
-                           time_called=time_called_text(rs.time_called_rule))
+                           receipts=player_receipts(t, start_no), result_label=result_label(rs.result_kind))
 
 
 def _json(body: dict, status: int = 200):
