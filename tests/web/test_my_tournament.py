@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from tests.helpers import issue_pins, make_tournament, open_round, play_round, text
 from webapp.extensions import db
-from webapp.models import RefereeCall, Round, Tournament
+from webapp.models import Player, RefereeCall, Round, Tournament
 from webapp.services import companion, rounds
 
 
@@ -114,3 +114,38 @@ def test_player_calls_referee_to_own_table_with_key_only(app, anon, field):
     with app.app_context():
         call = db.session.scalar(select(RefereeCall))
         assert (call.round, call.table, call.caller) == (n, tab.number, "#5")
+
+
+def test_personal_qr_on_pin_slip_opens_my_page_until_the_pin_is_issued_anew(app, op, field):
+    """The PIN slip's personal QR code is /t/<id>/me#n=<start no>&k=<key>: the key is a MAC of the
+    stored PIN verifier (never the PIN), good while that PIN is the player's; a new PIN voids
+    the old key and the old slip's QR code."""
+    import re
+
+    tid, pins = field
+    with app.app_context():
+        pid = db.session.scalar(select(Player.id).where(Player.tournament_id == tid, Player.start_no == 4))
+    slip = text(op.post(f"/operator/t/{tid}/players/{pid}/pin", data={"pin": "482913"}))
+    link = re.search(r'data-me-link="([^"]+)"', slip).group(1)
+    assert re.fullmatch(rf"http://localhost/t/{tid}/me#n=4&amp;k=4\.[\w-]{{22}}", link), link
+    key = link.split("k=")[1]
+    assert "482913" not in key and '<svg class="qr"' in slip
+    assert op.post(f"/t/{tid}/me/key", json={"key": key}).get_json() == {"status": "ok", "start_no": 4}
+    r = op.post(f"/t/{tid}/me", json={"start_no": 4, "pin": "482913"})
+    assert r.get_json()["key"] == key  # signing on with the PIN gives the same key
+    assert op.post(f"/t/{tid}/me/call?k={key}", json={}).status_code != 403
+
+    op.post(f"/operator/t/{tid}/players/{pid}/pin", data={"pin": "482913"})  # the same digits, a new PIN
+    r = op.post(f"/t/{tid}/me/key", json={"key": key})
+    assert r.status_code == 403 and "issued anew" in r.get_json()["message"]
+    assert r.headers["Cache-Control"] == "no-store"
+    assert op.post(f"/t/{tid}/me/call?k={key}", json={}).status_code == 403
+    with app.app_context():
+        assert companion.read_player_key(key, tid) is None
+        assert companion.read_player_key(companion.player_key(tid, 4), tid) == 4
+        assert companion.read_player_key(companion.player_key(tid, 4).replace("4.", "5.", 1), tid) is None
+    op.post(f"/operator/t/{tid}/players/{pid}/pin/reset")
+    with app.app_context():
+        assert companion.read_player_key(key, tid) is None
+    for bad in (None, "", "x", "4.", "4." + "A" * 22, ["4"], 4):
+        assert op.post(f"/t/{tid}/me/key", json={"key": bad}).status_code == 403

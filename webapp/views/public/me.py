@@ -115,6 +115,22 @@ def me_sign_on(tid: int):
 
 
 @csrf.exempt
+@bp.post("/t/<int:tid>/me/key")
+def me_key(tid: int):
+    """Is the phone's key (kept, or from the PIN slip's QR code) still good? A new PIN voids it.
+    A POST: the key stays out of the access log."""
+    t = get_tournament(tid)
+    data = request.get_json(silent=True)
+    key = data.get("key") if isinstance(data, dict) else None
+    start_no = svc.read_player_key(key if isinstance(key, str) else None, t.id)
+    if start_no is None:
+        return _json({"status": "forbidden", "message": _(
+            "This phone's key or the QR code no longer works: your PIN was issued anew. Open your page with "
+            "your start number and the PIN from your new PIN slip.")}, 403)
+    return _json({"status": "ok", "start_no": start_no})
+
+
+@csrf.exempt
 @bp.route("/t/<int:tid>/me/call", methods=["GET", "POST"])
 def me_call(tid: int):
     """The player's call to the referee, at their table of the round being played."""
