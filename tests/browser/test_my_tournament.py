@@ -69,7 +69,7 @@ def test_my_tournament_remembered_next_table_in_one_poll_and_offline_age(browser
     table3 = next_round(app, tid)
     expect(page.locator(".me-round")).to_have_text("Round 3", timeout=20_000)
     expect(page.locator(".me-table-no")).to_have_text(f"Table {table3}")
-    expect(page.locator(".me-results tr[data-round='2']")).to_have_count(1)
+    expect(page.locator(".player-results tr[data-round='2']")).to_have_count(1)
 
     # offline: what it last loaded, with its age
     ctx.set_offline(True)

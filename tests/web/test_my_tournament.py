@@ -6,11 +6,11 @@ is drawn). The key lets the player call a referee to their table."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from tests.helpers import issue_pins, make_tournament, open_round, play_round, text
 from webapp.extensions import db
-from webapp.models import Player, RefereeCall, Round, Tournament
+from webapp.models import Player, RefereeCall, Round, RoundTable, Sheet, Tournament
 from webapp.services import companion, rounds
 
 
@@ -149,3 +149,50 @@ def test_personal_qr_on_pin_slip_opens_my_page_until_the_pin_is_issued_anew(app,
         assert companion.read_player_key(key, tid) is None
     for bad in (None, "", "x", "4.", "4." + "A" * 22, ["4"], 4):
         assert op.post(f"/t/{tid}/me/key", json={"key": bad}).status_code == 403
+
+
+def test_sem_c10_my_receipts_checked_against_the_record_and_a_superseded_one_marked(app, anon):
+    """Every receipt on "my tournament" (and the player's page) is checked against the chain at each
+    update; after a referee-approved correction (SEM-C10) the old one says it was replaced and the new
+    one counts; a sheet edited in SQL behind the record's back is flagged."""
+    import re
+
+    from tests.helpers import play_round
+    from webapp.services import results
+
+    tid = make_tournament(app, 9)
+    play_round(app, tid, seed=1)
+    play_round(app, tid, seed=2)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        tab = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 2)).tables[0]
+        start_no, old = tab.players[0], tab.sheet.receipt
+        sums = list(tab.sheet.sums)
+
+    def marks(path):
+        html = text(anon.get(path))
+        return {m[0]: (m[1], m[2]) for m in re.findall(
+            r'data-receipt="([^"]+)" data-status="(\w+)" data-in-record="(\w+)"', html)}, html
+
+    for path in (f"/t/{tid}/me/{start_no}/now", f"/t/{tid}/player/{start_no}"):
+        found, html = marks(path)
+        assert len(found) == 2 and found[old] == ("accepted", "yes") and "in the record as signed" in html
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        case = results.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
+                                          "Horváth", "test", t.version)
+        results.approve_c10(case, t, "Novák")
+        db.session.commit()
+        new = db.session.get(RoundTable, tab.id).sheet.receipt
+    found, html = marks(f"/t/{tid}/me/{start_no}/now")
+    assert found[old] == ("superseded", "yes") and found[new] == ("accepted", "yes")
+    assert "replaced by a correction the referee approved: the corrected sheet counts" in html
+
+    with app.app_context():  # an edit behind the record's back
+        db.session.execute(update(Sheet).where(Sheet.receipt == new).values(sums=["20.00", "10.00", "0.00"]))
+        t = db.session.get(Tournament, tid)
+        t.public_version += 1  # what any change the public sees moves
+        db.session.commit()
+    found, html = marks(f"/t/{tid}/me/{start_no}/now")
+    assert found[new] == ("accepted", "no") and found[old] == ("superseded", "yes")
+    assert "not in the record as signed: show this receipt to the referee" in html

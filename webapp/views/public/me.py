@@ -33,10 +33,6 @@ def time_called_text(rule: str | None) -> str:
     return texts.get(rule or "", _("When time is called, finish as the referee says."))
 
 
-def result_label(result_kind: str) -> str:
-    return {"money": _("Sum"), "zb+pb": _("ZB"), "score": _("Score")}.get(result_kind, _("Sum"))
-
-
 @bp.get("/t/<int:tid>/me")
 def me(tid: int):
     t = get_tournament(tid)
@@ -79,7 +75,7 @@ def _me_now(row, start_no: int):
                  "me": next(s for s in table_seats if s.start_no == start_no),
                  "started_iso": iso_utc(r.started_at), "minutes": ROUND_MINUTES}
     return render_template("public/_me.html", t=row, page=page, rs=rs, table=table, hhmm=hhmm,
-                           receipts=player_receipts(t, start_no), result_label=result_label(rs.result_kind),
+                           receipts=player_receipts(t, start_no),
                            time_called=time_called_text(rs.time_called_rule))
 
 
