@@ -77,3 +77,42 @@ def test_my_tournament_remembered_next_table_in_one_poll_and_offline_age(browser
     expect(page.locator(".me-table-no")).to_have_text(f"Table {table3}")
     ctx.set_offline(False)
     assert errors == []
+
+
+def test_pin_slips_personal_link_opens_my_page_and_stops_when_the_pin_is_issued_anew(browser, venue):  # noqa: F811
+    """The personal QR code of the PIN slip (/t/<id>/me#n=…&k=…) opens the player's page with no
+    sign-on and the key leaves the address bar; once the PIN is issued anew the phone forgets the key
+    and asks for start number and PIN, saying why."""
+    from webapp.models import Player
+    from webapp.services import companion, pins as pin_service
+
+    url, app, tid, _pins, _seats = venue
+    with app.test_request_context(base_url=url):
+        t = db.session.get(Tournament, tid)
+        player = db.session.scalar(select(Player).where(Player.tournament_id == tid, Player.start_no == 5))
+        link = companion.personal_link(t, player)
+        db.session.remove()
+    assert link.startswith(f"{url}/t/{tid}/me#n=5&k=5.")
+    errors: list[str] = []
+    ctx = browser.new_context(**PHONE)
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(link.replace("/me#", "/me?lang=en#"))
+    expect(page.locator(".me-table-no")).to_be_visible()
+    expect(page.locator("#me-sign-on")).to_be_hidden()
+    assert "k=" not in page.url
+
+    with app.app_context():
+        player = db.session.scalar(select(Player).where(Player.tournament_id == tid, Player.start_no == 5))
+        new_pin = pin_service.issue_pin(player, actor="test")
+        db.session.commit()
+        db.session.remove()
+    page.reload()
+    expect(page.locator("#me-sign-on")).to_be_visible()
+    expect(page.locator("#me-error")).to_contain_text("your PIN was issued anew")
+    expect(page.locator(".me-table-no")).to_have_count(0)
+    page.fill("#me-start-no", "5")
+    page.fill("#me-pin", new_pin)
+    page.get_by_role("button", name="Open my page").tap()
+    expect(page.locator(".me-table-no")).to_be_visible()
+    assert errors == []
