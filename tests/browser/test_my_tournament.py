@@ -116,3 +116,25 @@ def test_pin_slips_personal_link_opens_my_page_and_stops_when_the_pin_is_issued_
     page.get_by_role("button", name="Open my page").tap()
     expect(page.locator(".me-table-no")).to_be_visible()
     assert errors == []
+
+
+def test_a_call_from_my_tournament_sends_the_key_in_a_header_not_the_address(browser, venue):  # noqa: F811
+    url, app, tid, pins, _seats = venue
+    ctx = browser.new_context(**PHONE)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    calls: list[tuple[str, str | None]] = []
+    page.on("request", lambda r: calls.append((r.url, r.headers.get("x-listok-player-key")))
+            if "/me/call" in r.url else None)
+    page.goto(f"{url}/t/{tid}/me?lang=en")
+    page.fill("#me-start-no", "5")
+    page.fill("#me-pin", pins[5])
+    page.get_by_role("button", name="Open my page").tap()
+    expect(page.locator(".me-table-no")).to_be_visible()
+    page.locator("#call-open").tap()
+    page.fill("#call-reason", "Cards missing")
+    page.locator("#call-send").tap()
+    expect(page.locator("#call-status")).to_contain_text("The referee has been called")
+    assert calls and all("k=" not in u and key and key.startswith("5.") for u, key in calls), calls
+    assert errors == []

@@ -111,6 +111,9 @@ def test_player_calls_referee_to_own_table_with_key_only(app, anon, field):
     r = anon.post(f"/t/{tid}/me/call?k={key}", json={"reason": "Karty"})
     assert r.status_code == 200 and r.get_json()["table"] == tab.number
     assert anon.get(f"/t/{tid}/me/call?k={key}").get_json()["status"] == "open"
+    # the page sends the key in a header, out of the access log
+    assert anon.get(f"/t/{tid}/me/call", headers={"X-Listok-Player-Key": key}).get_json()["status"] == "open"
+    assert anon.get(f"/t/{tid}/me/call", headers={"X-Listok-Player-Key": "5.forged"}).status_code == 403
     with app.app_context():
         call = db.session.scalar(select(RefereeCall))
         assert (call.round, call.table, call.caller) == (n, tab.number, "#5")

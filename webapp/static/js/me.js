@@ -83,7 +83,10 @@
     });
   }).catch(function () { /* offline: the page as last loaded */ });
 
-  if (callBox) callBox.setAttribute("data-call-url", root.getAttribute("data-call") + "?k=" + encodeURIComponent(me.key));
+  if (callBox) {
+    callBox.setAttribute("data-call-url", root.getAttribute("data-call"));
+    callBox.setAttribute("data-call-key", me.key);
+  }
   forget.hidden = false;
   forget.addEventListener("click", function () {
     try { localStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }

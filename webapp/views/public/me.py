@@ -129,9 +129,10 @@ def me_key(tid: int):
 @csrf.exempt
 @bp.route("/t/<int:tid>/me/call", methods=["GET", "POST"])
 def me_call(tid: int):
-    """The player's call to the referee, at their table of the round being played."""
+    """The player's call to the referee, at their table of the round being played. The key comes in
+    the X-Listok-Player-Key header (static/js/call.js), out of the access log; `?k=` also works."""
     t = get_tournament(tid)
-    start_no = svc.read_player_key(request.args.get("k"), t.id)
+    start_no = svc.read_player_key(request.headers.get("X-Listok-Player-Key") or request.args.get("k"), t.id)
     if start_no is None:
         return _json({"status": "forbidden", "message": _("Sign on again with your start number and PIN.")}, 403)
     seat = svc.current_seat(t.id, start_no)
