@@ -108,6 +108,17 @@ def test_thousand_sheets_and_pin_slips_follow_the_paper_language(live_server, br
     slip = page.locator("article.pin-slip")
     assert slip.get_attribute("lang") == "ru"
     assert "Или на своём телефоне" in slip.inner_text() and "протокол" in slip.inner_text()
+    # the personal QR code as printed reads back as the player's own link ("my tournament")
+    import subprocess
+    import tempfile
+
+    qr = slip.locator(".pin-slip-qr")
+    assert "Отсканируйте" in qr.inner_text()
+    with tempfile.NamedTemporaryFile(suffix=".png") as shot:
+        shot.write(qr.locator("svg").screenshot())
+        shot.flush()
+        read = subprocess.run(["zbarimg", "-q", "--raw", shot.name], capture_output=True, text=True).stdout.strip()
+    assert read == qr.get_attribute("data-me-link") and read.startswith(f"{url}/t/{tid}/me#n=1&k=1.")
     page.goto(f"{url}/operator/t/{tid}")
     page.select_option("#paper_language", "cs")
     page.locator("form.paper-language button").click()

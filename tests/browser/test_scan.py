@@ -60,3 +60,55 @@ def test_photo_of_table_qr_opens_sheet_foreign_refused_code_typed(browser, venue
     page.get_by_role("button", name="Open the table").tap()
     expect(page.locator("h1")).to_have_text("Round 2, table 2")
     assert errors == []
+
+
+def camera_video(browser, data: str, path) -> str:
+    """A fake camera's film (MJPEG: JPEG frames one after another) of a printed sheet's QR code,
+    as Chromium's --use-file-for-fake-video-capture plays it."""
+    page = browser.new_page(viewport={"width": 640, "height": 480})
+    page.set_content(f'<body style="margin:0;background:#f4f1ea;display:grid;place-items:center;height:480px">'
+                     f'<div style="background:#fff;padding:24px;width:300px">{qr_svg(data).replace("mm", "px")}'
+                     f'<p style="font:14px sans-serif">Round 2, table 1</p></div></body>')
+    frame = page.screenshot(type="jpeg", quality=90)
+    page.close()
+    path.write_bytes(frame * 30)
+    return str(path)
+
+
+def fake_camera(browser, video: str):
+    """A chromium of its own whose camera films `video`, the permission prompt answered yes."""
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    return browser.browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + [
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-video-capture={video}"])
+
+
+def test_camera_films_table_qr_and_its_sheet_opens_a_foreign_one_refused(browser, venue, tmp_path):  # noqa: F811
+    """The camera path at 360 px: Chromium's fake camera films a table's QR code (decoded on the
+    frames by BarcodeDetector where the browser has it, else the vendored jsQR) and its sheet opens;
+    a camera filming a foreign QR code is told so and nothing opens."""
+    url, app, tid, _pins, _seats = venue
+    with app.test_request_context(base_url=url):
+        link = sheet_url(tid, 2, 1)
+    for data, expected in (("https://example.com/s/WzEsMiwxXQ.x.y", None), (link, link)):
+        b = fake_camera(browser, camera_video(browser, data, tmp_path / f"qr-{expected is None}.mjpeg"))
+        try:
+            ctx = b.new_context(**PHONE, permissions=["camera"])
+            page = ctx.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{url}/scan?lang=en")
+            page.get_by_role("button", name="Scan the table’s QR code").tap()
+            if expected is None:
+                expect(page.locator("#scan-status")).to_have_text(
+                    "This QR code is not a table of this tournament server: it was not opened.", timeout=15_000)
+                expect(page.locator("#scan-video")).to_be_visible()  # still looking for the table's code
+                assert page.url.endswith("/scan?lang=en")
+            else:
+                expect(page).to_have_url(expected, timeout=15_000)
+                expect(page.locator("h1")).to_have_text("Round 2, table 1")
+            assert errors == []
+            ctx.close()
+        finally:
+            b.close()

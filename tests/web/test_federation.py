@@ -150,10 +150,10 @@ def push_all(fed_app, bodies, tokens) -> dict:
             body = {**body, "file": json.dumps(d, ensure_ascii=False)}
             bodies[i] = body
         r = client.post("/federation/api/tournaments", json=body,
-                        headers={"Authorization": f"Bearer {tokens[names[i % 3]]}"})
+                        headers={"Authorization": f"Bearer {tokens[names[i % 3]]}", "Accept-Language": "en"})
         answers.append((r.status_code, r.get_json()))
     again = client.post("/federation/api/tournaments", json=bodies[3],
-                        headers={"Authorization": f"Bearer {tokens[names[0]]}"})
+                        headers={"Authorization": f"Bearer {tokens[names[0]]}", "Accept-Language": "en"})
     return {"bodies": bodies, "answers": answers, "again": again, "tampered": tampered, "tab": tab}
 
 
@@ -251,7 +251,7 @@ def test_season_pages_are_cacheable_no_cookie_etag_from_the_season_version(fed_a
     # a new tournament changes the version, so the old ETag no longer matches
     extra = play_tournament(make_players(30, seed=99, id_prefix="X"), seed=99, name="SEM extra", date="2026-12-30")
     r = anon.post("/federation/api/tournaments", json={"format": "listok-push/1", "file": exchange.dump(extra)},
-                  headers={"Authorization": f"Bearer {season['tokens']['Poprad']}"})
+                  headers={"Authorization": f"Bearer {season['tokens']['Poprad']}", "Accept-Language": "en"})
     verdict = r.get_json()["verdict"]
     assert r.status_code == 201 and verdict["ok"] is False and "the chain is missing" in verdict["problems"]
     assert anon.get(f"/seasons/{sid}/", headers={"If-None-Match": first.headers["ETag"]}).status_code == 200
@@ -744,3 +744,39 @@ def test_the_venue_token_follows_no_redirect_and_needs_https(venue_app):
     finally:
         federation.close()
         elsewhere.close()
+
+
+@pytest.mark.parametrize("lang, says, stored", [
+    ("ru", "тур 3, стол ", "round 3, table "),
+    ("sk", "kolo 3, stôl ", "round 3, table "),
+    ("cs", "kolo 3, stůl ", "round 3, table "),
+])
+def test_a_pushs_verdict_lines_come_back_in_the_asked_language_and_are_kept_in_english(fed_app, pushes, lang,
+                                                                                      says, stored):
+    """The venue's command asks in its language (Accept-Language): the answer's message and its problem
+    lines are in it, not the federation's English; the federation keeps its record in English."""
+    ids = setup_federation(fed_app)
+    d = json.loads(pushes[6]["file"])
+    tab = d["rounds"][2]["tables"][1]  # as push_all tampers it
+    if tab["sums"][0] == tab["sums"][1]:
+        tab = d["rounds"][2]["tables"][2]
+    tab["sums"][0], tab["sums"][1] = tab["sums"][1], tab["sums"][0]
+    r = fed_app.test_client().post("/federation/api/tournaments", json={**pushes[6], "file": json.dumps(d)},
+                                   headers={"Authorization": f"Bearer {ids['tokens']['Poprad']}",
+                                            "Accept-Language": lang})
+    answer = r.get_json()
+    assert r.status_code == 201 and answer["verdict"]["ok"] is False, answer
+    assert answer["verdict"]["problems"][0].startswith(says), answer["verdict"]["problems"]
+    assert "the chain check found" not in answer["message"] and "chain's" not in answer["verdict"]["problems"][0]
+    from sqlalchemy import select
+
+    from webapp.extensions import db
+    from webapp.models import SeasonTournament
+
+    with fed_app.app_context():
+        kept = db.session.scalar(select(SeasonTournament).where(SeasonTournament.uid == answer["tournament"]))
+        assert kept.verdict["problems"][0].startswith(stored) and "are not the chain's" in kept.verdict["problems"][0]
+    again = fed_app.test_client().post("/federation/api/tournaments", json={**pushes[6], "file": json.dumps(d)},
+                                       headers={"Authorization": f"Bearer {ids['tokens']['Poprad']}",
+                                                "Accept-Language": lang})
+    assert again.status_code == 409 and "is here already" not in again.get_json()["message"]

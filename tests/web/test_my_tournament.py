@@ -6,11 +6,11 @@ is drawn). The key lets the player call a referee to their table."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from tests.helpers import issue_pins, make_tournament, open_round, play_round, text
 from webapp.extensions import db
-from webapp.models import RefereeCall, Round, Tournament
+from webapp.models import Player, RefereeCall, Round, RoundTable, Sheet, Tournament
 from webapp.services import companion, rounds
 
 
@@ -111,6 +111,91 @@ def test_player_calls_referee_to_own_table_with_key_only(app, anon, field):
     r = anon.post(f"/t/{tid}/me/call?k={key}", json={"reason": "Karty"})
     assert r.status_code == 200 and r.get_json()["table"] == tab.number
     assert anon.get(f"/t/{tid}/me/call?k={key}").get_json()["status"] == "open"
+    # the page sends the key in a header, out of the access log
+    assert anon.get(f"/t/{tid}/me/call", headers={"X-Listok-Player-Key": key}).get_json()["status"] == "open"
+    assert anon.get(f"/t/{tid}/me/call", headers={"X-Listok-Player-Key": "5.forged"}).status_code == 403
     with app.app_context():
         call = db.session.scalar(select(RefereeCall))
         assert (call.round, call.table, call.caller) == (n, tab.number, "#5")
+
+
+def test_personal_qr_on_pin_slip_opens_my_page_until_the_pin_is_issued_anew(app, op, field):
+    """The PIN slip's personal QR code is /t/<id>/me#n=<start no>&k=<key>: the key is a MAC of the
+    stored PIN verifier (never the PIN), good while that PIN is the player's; a new PIN voids
+    the old key and the old slip's QR code."""
+    import re
+
+    tid, pins = field
+    with app.app_context():
+        pid = db.session.scalar(select(Player.id).where(Player.tournament_id == tid, Player.start_no == 4))
+    slip = text(op.post(f"/operator/t/{tid}/players/{pid}/pin", data={"pin": "482913"}))
+    link = re.search(r'data-me-link="([^"]+)"', slip).group(1)
+    assert re.fullmatch(rf"http://localhost/t/{tid}/me#n=4&amp;k=4\.[\w-]{{22}}", link), link
+    key = link.split("k=")[1]
+    assert "482913" not in key and '<svg class="qr"' in slip
+    assert op.post(f"/t/{tid}/me/key", json={"key": key}).get_json() == {"status": "ok", "start_no": 4}
+    r = op.post(f"/t/{tid}/me", json={"start_no": 4, "pin": "482913"})
+    assert r.get_json()["key"] == key  # signing on with the PIN gives the same key
+    assert op.post(f"/t/{tid}/me/call?k={key}", json={}).status_code != 403
+
+    op.post(f"/operator/t/{tid}/players/{pid}/pin", data={"pin": "482913"})  # the same digits, a new PIN
+    r = op.post(f"/t/{tid}/me/key", json={"key": key})
+    assert r.status_code == 403 and "issued anew" in r.get_json()["message"]
+    assert r.headers["Cache-Control"] == "no-store"
+    assert op.post(f"/t/{tid}/me/call?k={key}", json={}).status_code == 403
+    with app.app_context():
+        assert companion.read_player_key(key, tid) is None
+        assert companion.read_player_key(companion.player_key(tid, 4), tid) == 4
+        assert companion.read_player_key(companion.player_key(tid, 4).replace("4.", "5.", 1), tid) is None
+    op.post(f"/operator/t/{tid}/players/{pid}/pin/reset")
+    with app.app_context():
+        assert companion.read_player_key(key, tid) is None
+    for bad in (None, "", "x", "4.", "4." + "A" * 22, ["4"], 4):
+        assert op.post(f"/t/{tid}/me/key", json={"key": bad}).status_code == 403
+
+
+def test_sem_c10_my_receipts_checked_against_the_record_and_a_superseded_one_marked(app, anon):
+    """Every receipt on "my tournament" (and the player's page) is checked against the chain at each
+    update; after a referee-approved correction (SEM-C10) the old one says it was replaced and the new
+    one counts; a sheet edited in SQL behind the record's back is flagged."""
+    import re
+
+    from tests.helpers import play_round
+    from webapp.services import results
+
+    tid = make_tournament(app, 9)
+    play_round(app, tid, seed=1)
+    play_round(app, tid, seed=2)
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        tab = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 2)).tables[0]
+        start_no, old = tab.players[0], tab.sheet.receipt
+        sums = list(tab.sheet.sums)
+
+    def marks(path):
+        html = text(anon.get(path))
+        return {m[0]: (m[1], m[2]) for m in re.findall(
+            r'data-receipt="([^"]+)" data-status="(\w+)" data-in-record="(\w+)"', html)}, html
+
+    for path in (f"/t/{tid}/me/{start_no}/now", f"/t/{tid}/player/{start_no}"):
+        found, html = marks(path)
+        assert len(found) == 2 and found[old] == ("accepted", "yes") and "in the record as signed" in html
+    with app.app_context():
+        t = db.session.get(Tournament, tid)
+        case = results.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
+                                          "Horváth", "test", t.version)
+        results.approve_c10(case, t, "Novák")
+        db.session.commit()
+        new = db.session.get(RoundTable, tab.id).sheet.receipt
+    found, html = marks(f"/t/{tid}/me/{start_no}/now")
+    assert found[old] == ("superseded", "yes") and found[new] == ("accepted", "yes")
+    assert "replaced by a correction the referee approved: the corrected sheet counts" in html
+
+    with app.app_context():  # an edit behind the record's back
+        db.session.execute(update(Sheet).where(Sheet.receipt == new).values(sums=["20.00", "10.00", "0.00"]))
+        t = db.session.get(Tournament, tid)
+        t.public_version += 1  # what any change the public sees moves
+        db.session.commit()
+    found, html = marks(f"/t/{tid}/me/{start_no}/now")
+    assert found[new] == ("accepted", "no") and found[old] == ("superseded", "yes")
+    assert "not in the record as signed: show this receipt to the referee" in html

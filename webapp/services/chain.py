@@ -934,3 +934,31 @@ def _latest_record(tid: int, round_no: int, table_no: int, version: int) -> dict
         if (rec.get("round"), rec.get("table"), rec.get("version")) == (round_no, table_no, version):
             latest = rec
     return latest
+
+
+def receipts_in_record(tid: int, codes) -> dict[str, bool]:
+    """For a player's own page, at every update: is each receipt's sheet in the tournament's
+    record as stored? True when its chain entry is intact (its content gives its hash, this
+    server's MAC, the receipt is the hash's start), the sheet's content still gives the
+    content hash that entry recorded and the row's counting fields are that content's;
+    False otherwise (a receipt not found is False too).
+    Two queries for all of them; `check_receipt` is the full check of one."""
+    codes = [c for c in {normalise_receipt(x) for x in codes} if c]
+    out = dict.fromkeys(codes, False)
+    if not codes:
+        return out
+    sheets = db.session.scalars(
+        select(Sheet).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round, RoundTable.round_id == Round.id)
+        .where(Round.tournament_id == tid, Sheet.receipt.in_(codes))).all()
+    seqs = {s.chain_seq for s in sheets if s.chain_seq is not None}
+    entries = {e.seq: e for e in db.session.scalars(
+        select(AuditEntry).where(AuditEntry.tournament_id == tid, AuditEntry.seq.in_(seqs)))} if seqs else {}
+    for s in sheets:
+        e = entries.get(s.chain_seq)
+        out[s.receipt] = e is not None and e.action == "sheet.store" and e.compute_hash() == e.hash \
+            and hmac.compare_digest(e.mac or "", entry_mac(tid, e.hash)) \
+            and b32(e.hash).startswith(s.receipt.replace("-", "")) \
+            and content_hash_of(s.content or {}) == s.content_hash \
+            and (e.payload.get("sheet") or {}).get("content_hash") == s.content_hash \
+            and not content_disagrees(s, s.content or {})
+    return out

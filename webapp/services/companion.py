@@ -1,14 +1,21 @@
 """A player's own tournament on their phone ("my tournament"), with no account.
 
 The player signs on once with their start number and the PIN of their PIN
-slip; the phone keeps the key this returns (a signed (tournament, start
-number), not the PIN) and shows the player's page from then on. What the page
-shows is public anyway (the player's page, the standings); the key is what
-lets the phone call a referee to the player's table.
+slip, or scans the personal QR code printed on the slip; the phone keeps the
+key (never the PIN) and shows the player's page from then on. The key is a MAC
+of the player's stored PIN verifier under a key derived from the instance's
+secret: it reveals nothing of the PIN, and a new PIN (or a cleared one) makes
+the old key, and the old slip's QR code, stop working. What the page shows is
+public anyway (the player's page, the standings); the key is what lets the
+phone call a referee to the player's table.
 """
 from __future__ import annotations
 
-from itsdangerous import BadSignature, URLSafeSerializer
+import base64
+import hashlib
+import hmac
+
+from flask import current_app, url_for
 from flask_babel import gettext as _
 from sqlalchemy import select
 
@@ -18,27 +25,53 @@ from . import pins as pin_service
 from .common import ServiceError
 from .keys import derived_key
 
-KEY_SALT = "listok-player-key"
+KEY_LENGTH = 22  # base64url characters: 132 bits
 
 
-def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(derived_key("player-key").hex(), salt=KEY_SALT)
+def _mac(tid: int, start_no: int, pin_hash: str, issued_at) -> str:
+    issued = issued_at.replace(tzinfo=None).isoformat(timespec="microseconds") if issued_at is not None else ""
+    message = f"listok-player-key/1:{tid}:{start_no}:{pin_hash}:{issued}".encode()
+    digest = hmac.new(derived_key("player-key"), message, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:KEY_LENGTH]
 
 
-def player_key(tid: int, start_no: int) -> str:
-    return _serializer().dumps([tid, start_no])
+def _pin_of(tid: int, start_no: int) -> tuple:
+    row = db.session.execute(select(Player.pin_hash, Player.pin_issued_at)
+                             .where(Player.tournament_id == tid, Player.start_no == start_no)).first()
+    return tuple(row) if row is not None else (None, None)
+
+
+def player_key(tid: int, start_no: int, player: Player | None = None) -> str:
+    """The phone's key of start number `start_no`: bound to their PIN as it is now (its verifier
+    and when it was issued, so even the same digits issued anew void it)."""
+    pin_hash, issued_at = (player.pin_hash, player.pin_issued_at) if player is not None else _pin_of(tid, start_no)
+    if not pin_hash:
+        raise ServiceError(_("Start number %(s)d has no PIN yet: the operator prints a PIN slip at the desk.",
+                             s=start_no), field="pin")
+    return f"{start_no}.{_mac(tid, start_no, pin_hash, issued_at)}"
 
 
 def read_player_key(key: str | None, tid: int) -> int | None:
-    """The start number a genuine key of tournament `tid` names, else None."""
-    try:
-        data = _serializer().loads(key or "")
-    except BadSignature:
+    """The start number a genuine key of tournament `tid` names while that player's PIN is
+    the one it was made with, else None."""
+    no, _dot, mac = (key or "").partition(".")
+    if not (no.isascii() and no.isdigit() and len(no) <= 6 and len(mac) == KEY_LENGTH):
         return None
-    if (not isinstance(data, list) or len(data) != 2 or data[0] != tid
-            or not isinstance(data[1], int) or isinstance(data[1], bool)):
+    start_no = int(no)
+    pin_hash, issued_at = _pin_of(tid, start_no)
+    if not pin_hash or not hmac.compare_digest(mac, _mac(tid, start_no, pin_hash, issued_at)):
         return None
-    return data[1]
+    return start_no
+
+
+def personal_link(t: Tournament, player: Player) -> str:
+    """The address printed as the PIN slip's personal QR code: "my tournament", already
+    identified. The key rides in the fragment, which no browser sends, so it stays out
+    of every server's and proxy's log."""
+    base = current_app.config.get("LISTOK_PUBLIC_URL")
+    path = url_for("public.me", tid=t.id)
+    page = base.rstrip("/") + path if base else url_for("public.me", tid=t.id, _external=True)
+    return f"{page}#n={player.start_no}&k={player_key(t.id, player.start_no, player)}"
 
 
 def sign_on(t: Tournament, start_no, pin) -> str:
@@ -55,7 +88,7 @@ def sign_on(t: Tournament, start_no, pin) -> str:
     if not pin or len(pin) > 32:
         raise ServiceError(_("Enter your PIN."), field="pin")
     pin_service.check_pin(t, player, pin)
-    return player_key(t.id, no)
+    return player_key(t.id, no, player)
 
 
 def current_seat(tid: int, start_no: int) -> tuple[Round, RoundTable] | None:

@@ -16,6 +16,7 @@ from datetime import date
 from fractions import Fraction
 
 from flask import current_app
+from flask_babel import force_locale, lazy_gettext as _l
 from sqlalchemy import func, select, update
 
 from ..extensions import db
@@ -77,12 +78,15 @@ def bump_season(season: Season) -> None:
 @dataclass
 class ChainCheck:
     ok: bool
-    problems: list[str]
+    problems: list  # lazy strings: each in the language of whoever reads it
     entries: int
     head: str
 
     def as_dict(self) -> dict:
-        return {"ok": self.ok, "checked": True, "problems": self.problems, "entries": self.entries,
+        """What the federation keeps: the problems in English, its record's language."""
+        with force_locale("en"):
+            problems = [str(p) for p in self.problems]
+        return {"ok": self.ok, "checked": True, "problems": problems, "entries": self.entries,
                 "head": self.head}
 
 
@@ -105,28 +109,32 @@ def check_chain(rt, entries: list, heads: list, head: dict | None) -> ChainCheck
     prev, by_seq = "", {}
     for i, e in enumerate(entries if isinstance(entries, list) else []):
         if not isinstance(e, dict):
-            problems.append(f"chain record {i + 1} is not an object")
+            problems.append(_l("chain record %(n)s is not an object", n=i + 1))
             break
         seq = e.get("seq")
         if seq != i + 1:
-            problems.append(f"chain record #{seq} is where #{i + 1} should be: records are missing or reordered")
+            problems.append(_l("chain record #%(seq)s is where #%(n)s should be: records are missing or reordered",
+                                seq=seq, n=i + 1))
             break
         if _entry_hash(e) != e.get("hash"):
-            problems.append(f"chain record #{seq} ({e.get('kind')}): its content does not give its hash")
+            problems.append(_l("chain record #%(seq)s (%(kind)s): its content does not give its hash", seq=seq,
+                                kind=e.get("kind")))
         if e.get("prev") != prev:
-            problems.append(f"chain record #{seq} does not follow record #{seq - 1}")
+            problems.append(_l("chain record #%(seq)s does not follow record #%(before)s", seq=seq,
+                                before=seq - 1 if isinstance(seq, int) else "?"))
         prev = e.get("hash") or ""
         by_seq[seq] = e
     last = max(by_seq, default=0)
     if not isinstance(entries, list) or not entries:
-        problems.append("the chain is missing")
+        problems.append(_l("the chain is missing"))
     if head is None or head.get("seq") != last or head.get("hash") != prev:
-        problems.append(f"the head sent (#{(head or {}).get('seq')}) is not the chain's last record (#{last})")
+        problems.append(_l("the head sent (#%(seq)s) is not the chain's last record (#%(last)s)",
+                            seq=(head or {}).get("seq"), last=last))
     for h in heads if isinstance(heads, list) else []:
         e = by_seq.get(h.get("seq")) if isinstance(h, dict) else None
         if e is None or e.get("hash") != h.get("hash"):
-            problems.append(f"the head #{(h or {}).get('seq')} published ({(h or {}).get('place')}) is not in "
-                            "the chain: it was cut or rewritten")
+            problems.append(_l("the head #%(seq)s published (%(place)s) is not in the chain: it was cut or "
+                               "rewritten", seq=(h or {}).get("seq"), place=(h or {}).get("place")))
     # every head the chain says was published was sent, as the chain has it
     sent = {(h.get("seq"), h.get("hash")): h for h in heads if isinstance(h, dict)} if isinstance(heads, list) else {}
     for e in by_seq.values():
@@ -134,11 +142,13 @@ def check_chain(rt, entries: list, heads: list, head: dict | None) -> ChainCheck
         if e.get("kind") == "head.publish":
             h = sent.get((p.get("seq"), p.get("hash")))
             if h is None:
-                problems.append(f"the head #{p.get('seq')} published ({p.get('place')}, chain record #{e.get('seq')}) "
-                                "was not sent: it was deleted")
+                problems.append(_l("the head #%(seq)s published (%(place)s, chain record #%(record)s) was not "
+                                   "sent: it was deleted", seq=p.get("seq"), place=p.get("place"),
+                                   record=e.get("seq")))
             elif h.get("place") != p.get("place") or h.get("published_at") != e.get("at"):
-                problems.append(f"the head #{p.get('seq')} published: the venue says {h.get('place')} at "
-                                f"{h.get('published_at')}, the chain {p.get('place')} at {e.get('at')}")
+                problems.append(_l("the head #%(seq)s published: the venue says %(place)s at %(at)s, the "
+                                   "chain %(chain_place)s at %(chain_at)s", seq=p.get("seq"), place=h.get("place"),
+                                   at=h.get("published_at"), chain_place=p.get("place"), chain_at=e.get("at")))
     # the counting sheet of every table as the chain recorded it
     from .chain_rows import counting_records
 
@@ -150,26 +160,31 @@ def check_chain(rt, entries: list, heads: list, head: dict | None) -> ChainCheck
             key = (rnd.number, tr.table)
             in_file.add(key)
             rec = counting.get(key)
-            where = f"round {rnd.number}, table {tr.table}"
+            where = {"round": rnd.number, "table": tr.table}
             if rec is None:
-                problems.append(f"{where}: the file has results the chain has no sheet for")
+                problems.append(_l("round %(round)s, table %(table)s: the file has results the chain has no "
+                                   "sheet for", **where))
                 continue
             sums = [exchange.money_text(s) for s in tr.sums]
             if list(rec.get("sums") or []) != sums:
-                problems.append(f"{where}: the file's sums {', '.join(sums)} are not the chain's "
-                                f"{', '.join(map(str, rec.get('sums') or []))}")
+                problems.append(_l("round %(round)s, table %(table)s: the file's sums %(sums)s are not the "
+                                   "chain's %(chain)s", sums=", ".join(sums),
+                                   chain=", ".join(map(str, rec.get("sums") or [])), **where))
             if sorted(rec.get("disqualified") or []) != sorted(tr.disqualified):
-                problems.append(f"{where}: the file's disqualifications are not the chain's")
+                problems.append(_l("round %(round)s, table %(table)s: the file's disqualifications are not "
+                                   "the chain's", **where))
             if rec.get("points") is not None and tr.points is not None and \
                     [_num(x) for x in rec["points"]] != [_num(x) for x in tr.points]:
-                problems.append(f"{where}: the file's points are not the chain's")
+                problems.append(_l("round %(round)s, table %(table)s: the file's points are not the chain's",
+                                   **where))
     for key in sorted(set(counting) - in_file):
-        problems.append(f"round {key[0]}, table {key[1]}: the chain has a sheet the file does not")
+        problems.append(_l("round %(round)s, table %(table)s: the chain has a sheet the file does not",
+                           round=key[0], table=key[1]))
     problems += _replayed(rt, list(by_seq.values()), counting)
     return ChainCheck(not problems, problems, len(by_seq), prev)
 
 
-def _replayed(rt, entries: list, counting: dict) -> list[str]:
+def _replayed(rt, entries: list, counting: dict) -> list:
     """The file against the tournament the chain alone records (services/chain_rows.py): each
     table's seating, and the standings after every round."""
     from . import chain_rows
@@ -177,16 +192,16 @@ def _replayed(rt, entries: list, counting: dict) -> list[str]:
 
     payloads = [e.get("payload") for e in entries if e.get("kind") == chain_rows.KIND]
     if not payloads:
-        return ["the chain does not record the players, the draw and the events: the file's standings "
-                "cannot be checked against it"]
+        return [_l("the chain does not record the players, the draw and the events: the file's standings "
+                   "cannot be checked against it")]
     tid = entries[0].get("tournament") if entries else None
     ct = chain_rows.chain_tournament(chain_rows.replay(payloads), counting, tid)
     if ct is None:
-        return ["the chain records no tournament"]
+        return [_l("the chain records no tournament")]
     try:
         from_chain = rules_tournament(ct)
     except Exception as e:  # noqa: BLE001 - a chain no engine can read is the finding
-        return [f"the tournament cannot be rebuilt from the chain: {e}"]
+        return [_l("the tournament cannot be rebuilt from the chain: %(why)s", why=str(e))]
     problems = []
     tables = {(r.number, tab.number): tab for r in ct.rounds for tab in r.tables}
     for rnd in rt.rounds:
@@ -195,15 +210,18 @@ def _replayed(rt, entries: list, counting: dict) -> list[str]:
             if tab is None:
                 continue
             if list(tab.players) != list(tr.players):
-                problems.append(f"round {rnd.number}, table {tr.table}: the file seats {list(tr.players)}, "
-                                f"the chain {list(tab.players)}")
+                problems.append(_l("round %(round)s, table %(table)s: the file seats %(file)s, the chain %(chain)s",
+                                   round=rnd.number, table=tr.table, file=list(tr.players),
+                                   chain=list(tab.players)))
             elif tab.sheet is not None:
                 chained = rules_table(tr.table, tab.players, tab.sheet)
                 for f in dataclasses.fields(tr):
                     if f.name not in ("sums", "disqualified", "points") and \
                             getattr(tr, f.name) != getattr(chained, f.name):
-                        problems.append(f"round {rnd.number}, table {tr.table}: the file's {f.name} is "
-                                        f"{getattr(tr, f.name)!r}, the chain's {getattr(chained, f.name)!r}")
+                        problems.append(_l("round %(round)s, table %(table)s: the file's %(field)s is %(file)s, "
+                                           "the chain's %(chain)s", round=rnd.number, table=tr.table,
+                                           field=f.name, file=repr(getattr(tr, f.name)),
+                                           chain=repr(getattr(chained, f.name))))
     for r, _tab, message in chain_rows.standings_differences(from_chain, rt, right="the file"):
         problems.append(message)  # each names its round itself ("standings after round 3 …"), translated
     return problems
@@ -219,8 +237,9 @@ def season_for(federation_id: int, ruleset: str, when: str | None) -> Season:
     fits = [s for s in seasons if day is None or ((s.starts is None or s.starts <= day)
                                                   and (s.ends is None or day <= s.ends))]
     if len(fits) != 1:
-        raise ServiceError(f"no single season of rule set '{ruleset}' for a tournament of {when or 'no date'} "
-                           f"({len(fits)} match): the federation must set the seasons' dates", field="season")
+        raise ServiceError(_l("no single season of rule set %(ruleset)s for a tournament of %(when)s (%(n)s "
+                              "match): the federation must set the seasons' dates", ruleset=ruleset,
+                              when=when or "–", n=len(fits)), field="season")
     return fits[0]
 
 
@@ -245,24 +264,27 @@ def receive(file_text: str, *, season: Season | None, venue: Venue | None, sourc
         raise ServiceError(f"{name}: {e}", field="file") from e
     if season is None:
         if venue is None or venue.federation_id is None:
-            raise ServiceError("the venue belongs to no federation", field="venue")
+            raise ServiceError(_l("the venue belongs to no federation"), field="venue")
         season = season_for(venue.federation_id, rt.ruleset, rt.date)
     if rt.ruleset != season.ruleset:
-        raise ServiceError(f"{name}: the rule set is '{rt.ruleset}', the season's is '{season.ruleset}'",
-                           field="file")
+        raise ServiceError(_l("%(file)s: the rule set is %(ruleset)s, the season's is %(season)s", file=name,
+                              ruleset=rt.ruleset, season=season.ruleset), field="file")
     uid = file_uid(rt, name)
     old = present_copy(season.id, uid)
     if old is not None and not replace:
-        raise Duplicate(f"the tournament '{old.name}' (id {uid}) is here already, received "
-                        f"{old.received_at:%Y-%m-%d %H:%M} ({old.source}): this copy was refused", old)
+        raise Duplicate(_l("the tournament '%(name)s' (id %(uid)s) is here already, received %(when)s "
+                           "(%(source)s): this copy was refused", name=old.name, uid=uid,
+                           when=f"{old.received_at:%Y-%m-%d %H:%M}", source=old.source), old)
     if chain is None:
         verdict = {"ok": None, "checked": False, "problems": [], "entries": 0, "head": ""}
     else:
-        verdict = check_chain(rt, chain.get("entries"), chain.get("heads"), chain.get("head")).as_dict()
+        check = check_chain(rt, chain.get("entries"), chain.get("heads"), chain.get("head"))
+        verdict = check.as_dict()
     st = SeasonTournament(season_id=season.id, uid=uid, venue_id=venue.id if venue else None, name=rt.name[:200],
                           date=date.fromisoformat(rt.date) if rt.date else None, file=exchange.dump(rt),
                           chain=(chain or {}).get("entries"), heads=(chain or {}).get("heads"), verdict=verdict,
                           source=source, received_by=actor)
+    st.problems_shown = check.problems if chain is not None else []  # not stored: for the answer, in its language
     db.session.add(st)
     db.session.flush()
     if old is not None:

@@ -32,5 +32,6 @@ def slip_texts(t) -> dict:
                             "type this PIN."),
                 "own": _("Or on your own phone: scan the QR code on your table's sheet, check the results, "
                          "sign and type this PIN."),
+                "me": _("Scan it: your table, the round clock, your results."),
                 "keep": _("Keep the PIN to yourself: nobody will ask you for it. After 5 wrong PINs "
                           "signing is locked for 15 minutes.")}

@@ -5,7 +5,7 @@ from datetime import date
 from functools import wraps
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import gettext as _, lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l, ngettext
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -268,7 +268,9 @@ def push():
     try:
         body = jsonbody.loads(request.get_data(cache=False), svc.MAX_PUSH_BYTES, 64)
     except jsonbody.BodyError as e:
-        return _refuse(413 if e.reason == "too-large" else 400, e.reason, f"the body is {e.reason}")
+        return _refuse(413 if e.reason == "too-large" else 400, e.reason,
+                       {"too-large": _("the body is too large"), "too-deep": _("the body is nested too deeply"),
+                        }.get(e.reason, _("the body is not JSON")))
     if not isinstance(body, dict) or body.get("format") != svc.PUSH_FORMAT or not isinstance(body.get("file"), str):
         return _refuse(400, "format", _("the body is not a %(format)s document", format=svc.PUSH_FORMAT))
     chain = body.get("chain") if isinstance(body.get("chain"), dict) else {}
@@ -281,10 +283,13 @@ def push():
         db.session.rollback()
         return _refuse(422, e.field or "refused", str(e))
     db.session.commit()
-    verdict = st.verdict
-    message = (f"received '{st.name}' into season {st.season_id}: the chain holds" if verdict.get("ok") else
-               f"received '{st.name}' into season {st.season_id}, but the chain check found "
-               f"{len(verdict.get('problems', []))} problems")
+    verdict = dict(st.verdict, problems=[str(p) for p in getattr(st, "problems_shown", [])])
+    if verdict.get("ok"):
+        message = _("received '%(name)s' into season %(season)s: the chain holds", name=st.name, season=st.season_id)
+    else:
+        message = ngettext("received '%(name)s' into season %(season)s, but the chain check found %(num)d problem",
+                           "received '%(name)s' into season %(season)s, but the chain check found %(num)d problems",
+                           len(verdict["problems"]), name=st.name, season=st.season_id)
     return jsonify({"message": message, "tournament": st.uid, "season": st.season_id, "verdict": verdict}), 201
 
 

@@ -158,8 +158,11 @@ def sheet(token: str):
 
 
 def player_receipts(t: Tournament, start_no: int) -> list[dict]:
-    """The phone sheets of every table the player sat at: round, table, receipt
-    and what became of the sheet, for the player's own page."""
+    """The phone sheets of every table the player sat at: round, table, receipt,
+    what became of the sheet and whether the record holds it as stored
+    (chain.receipts_in_record), for the player's own pages."""
+    from ..services.chain import receipts_in_record
+
     out = []
     for r in t.rounds:
         for tab in r.tables:
@@ -167,6 +170,9 @@ def player_receipts(t: Tournament, start_no: int) -> list[dict]:
                 continue
             out.extend({"round": r.number, "table": tab.number, "version": s.version, "receipt": s.receipt,
                         "status": s.status} for s in tab.sheets if s.receipt)
+    held = receipts_in_record(t.id, [x["receipt"] for x in out]) if out else {}
+    for x in out:
+        x["in_record"] = held.get(x["receipt"], False)
     return out
 
 

@@ -21,6 +21,9 @@
 
   function setup(box) {
     var url = box.getAttribute("data-call-url");
+    // the player's key ("my tournament") travels in a header, never in an address a log keeps
+    var key = box.getAttribute("data-call-key");
+    var keyHeaders = key ? { "X-Listok-Player-Key": key } : {};
     var strings = JSON.parse(box.querySelector("#call-strings").textContent);
     var openBtn = box.querySelector("#call-open"), form = box.querySelector("#call-form");
     var reason = box.querySelector("#call-reason"), send = box.querySelector("#call-send");
@@ -47,7 +50,7 @@
       if (active) timer = setTimeout(poll, POLL_MS);
     }
     function poll() {
-      fetch(url, { credentials: "same-origin", cache: "no-store" })
+      fetch(url, { credentials: "same-origin", cache: "no-store", headers: keyHeaders })
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (state) { if (state) show(state); else timer = setTimeout(poll, POLL_MS); },
               function () { timer = setTimeout(poll, POLL_MS); });
@@ -60,7 +63,7 @@
     send.addEventListener("click", function () {
       send.disabled = true;
       fetch(url, { method: "POST", credentials: "same-origin", cache: "no-store",
-                   headers: { "Content-Type": "application/json" },
+                   headers: Object.assign({ "Content-Type": "application/json" }, keyHeaders),
                    body: JSON.stringify({ reason: reason.value }) })
         .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
         .then(function (a) {

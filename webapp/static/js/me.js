@@ -14,6 +14,7 @@
   var ageLine = document.getElementById("me-age"), forget = document.getElementById("me-forget");
   var callBox = document.getElementById("call-box");
   var lang = document.documentElement.lang || undefined;
+  var stopped = false;
   var POLL_MS = Number(root.getAttribute("data-poll")) * 1000 || 15000;
 
   function load() { try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch (e) { return null; } }
@@ -38,9 +39,10 @@
   }
   var me = load();
 
-  if (!me || !me.key) {
+  function signOn(message) {
     if (callBox) callBox.remove();
     form.hidden = false;
+    document.getElementById("me-error").textContent = message || "";
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
       var err = document.getElementById("me-error");
@@ -55,10 +57,36 @@
         location.reload();
       }, function () { err.textContent = S.failed; });
     });
-    return;
   }
 
-  if (callBox) callBox.setAttribute("data-call-url", root.getAttribute("data-call") + "?k=" + encodeURIComponent(me.key));
+  if (!me || !me.key) { signOn(""); return; }
+
+  // a key the server no longer takes (the PIN was issued anew): forgotten, sign on again;
+  // no answer (offline) keeps it
+  fetch(root.getAttribute("data-key"), {
+    method: "POST", credentials: "same-origin", cache: "no-store", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ key: me.key })
+  }).then(function (r) {
+    if (r.ok) {
+      return r.json().then(function (a) {
+        if (a.start_no !== me.start_no) { me.start_no = a.start_no; delete me.html; save(me); location.reload(); }
+      });
+    }
+    if (r.status !== 403) return;
+    return r.json().then(function (a) {
+      try { localStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }
+      stopped = true;
+      box.innerHTML = "";
+      ageLine.hidden = true;
+      forget.hidden = true;
+      signOn(a.message);
+    });
+  }).catch(function () { /* offline: the page as last loaded */ });
+
+  if (callBox) {
+    callBox.setAttribute("data-call-url", root.getAttribute("data-call"));
+    callBox.setAttribute("data-call-key", me.key);
+  }
   forget.hidden = false;
   forget.addEventListener("click", function () {
     try { localStorage.removeItem(KEY); } catch (e) { /* nothing kept */ }
@@ -78,11 +106,13 @@
     ageLine.hidden = false;
   }
   function poll() {
+    if (stopped) return;
     if (document.hidden) { setTimeout(poll, POLL_MS); return; }
     fetch(nowUrl, { credentials: "same-origin", cache: "no-cache" }).then(function (r) {
       if (!r.ok) throw new Error(String(r.status));
       var server = Date.parse(r.headers.get("Date") || "");
       return r.text().then(function (html) {
+        if (stopped) return;
         me.offset = isNaN(server) ? 0 : server - Date.now();
         me.at = Date.now();
         if (html !== me.html) { me.html = html; render(); }

@@ -18,12 +18,13 @@ from ...models import Player
 from ...rules.ruleset import get_ruleset
 from ...rules.season import NOMINATED
 from ...services import access, officials as off_svc, players as svc
-from ...services import pins as pin_svc
+from ...services import companion, pins as pin_svc
 from ...services.paper import slip_texts
 from ...services.common import ServiceError, StaleError, get_tournament
 from ...services.tournament_file import export_results_csv, export_tournament, import_tournament
 from ...services.venue_season import for_tournament
 from ..auth import operator_required
+from .qr import qr_svg
 from . import bp
 
 
@@ -420,8 +421,13 @@ def _no_store(body, status=200):
 
 def _pin_page(t, p, form, pin=None, status=200):
     return _no_store(render_template("operator/setup/pin_slip.html", t=t, p=p, form=form, pin=pin,
-                                     locked=pin_svc.locked_until(p), slip_texts=slip_texts(t) if pin else None),
-                     status)
+                                     locked=pin_svc.locked_until(p), slip_texts=slip_texts(t) if pin else None,
+                                     **_slip_qr(t)), status)
+
+
+def _slip_qr(t) -> dict:
+    """The personal QR code of a PIN slip (services/companion.personal_link)."""
+    return {"me_link": lambda p: companion.personal_link(t, p), "qr_svg": qr_svg}
 
 
 @bp.route("/t/<int:tid>/players/<int:pid>/pin", methods=["GET", "POST"])
@@ -469,7 +475,7 @@ def pin_slips(tid: int):
     start_nos = [s for s in request.form.getlist("start_no") if s.isdigit() and len(s) <= 9]
     slips = pin_svc.issue_missing_pins_in_batches(t, start_nos, _actor())  # commits per batch
     return _no_store(render_template("operator/setup/pin_slips.html", t=t, missing=pin_svc.players_without_pin(t),
-                                     slips=slips, slip_texts=slip_texts(t)))
+                                     slips=slips, slip_texts=slip_texts(t), **_slip_qr(t)))
 
 
 # --------------------------------------------------------------------------- officials (BB-2, SMU-4)

@@ -23,8 +23,6 @@ from .standings import CLOSED, hhmm, public_view, running_table_state
 POLL_SECONDS = 15
 
 
-def result_label(result_kind: str) -> str:
-    return {"money": _("Sum"), "zb+pb": _("ZB"), "score": _("Score")}.get(result_kind, _("Sum"))
 
 
 @bp.get("/t/<int:tid>/me")
@@ -69,7 +67,7 @@ def _me_now(row, start_no: int):
                  "me": next(s for s in table_seats if s.start_no == start_no),
                  "started_iso": iso_utc(r.started_at), "clock": clock_context(r)}
     return render_template("public/_me.html", t=row, page=page, rs=rs, table=table, hhmm=hhmm,
-                           receipts=player_receipts(t, start_no), result_label=result_label(rs.result_kind))
+                           receipts=player_receipts(t, start_no))
 
 
 def _json(body: dict, status: int = 200):
@@ -104,11 +102,28 @@ def me_sign_on(tid: int):
 
 
 @csrf.exempt
+@bp.post("/t/<int:tid>/me/key")
+def me_key(tid: int):
+    """Is the phone's key (kept, or from the PIN slip's QR code) still good? A new PIN voids it.
+    A POST: the key stays out of the access log."""
+    t = get_tournament(tid)
+    data = request.get_json(silent=True)
+    key = data.get("key") if isinstance(data, dict) else None
+    start_no = svc.read_player_key(key if isinstance(key, str) else None, t.id)
+    if start_no is None:
+        return _json({"status": "forbidden", "message": _(
+            "This phone's key or the QR code no longer works: your PIN was issued anew. Open your page with "
+            "your start number and the PIN from your new PIN slip.")}, 403)
+    return _json({"status": "ok", "start_no": start_no})
+
+
+@csrf.exempt
 @bp.route("/t/<int:tid>/me/call", methods=["GET", "POST"])
 def me_call(tid: int):
-    """The player's call to the referee, at their table of the round being played."""
+    """The player's call to the referee, at their table of the round being played. The key comes in
+    the X-Listok-Player-Key header (static/js/call.js), out of the access log; `?k=` also works."""
     t = get_tournament(tid)
-    start_no = svc.read_player_key(request.args.get("k"), t.id)
+    start_no = svc.read_player_key(request.headers.get("X-Listok-Player-Key") or request.args.get("k"), t.id)
     if start_no is None:
         return _json({"status": "forbidden", "message": _("Sign on again with your start number and PIN.")}, 403)
     seat = svc.current_seat(t.id, start_no)
