@@ -146,7 +146,14 @@ def season_report(tournaments, best: int | None = None, strike: int | None = Non
                           "tournaments of one rule set")
     require_final(tournaments)
     rs = get_ruleset(codes[0] if codes else "sem")
-    return rs.season_report(tournaments, best, strike)
+    answer = rs.season_report(tournaments, best, strike)
+    if answer is None:
+        from .season import placement_season_report
+
+        if strike is not None:
+            raise ValueError(f"--strike applies to the rule set 'csm', not '{rs.code}'")
+        answer = placement_season_report(tournaments, best if best is not None else 11)
+    return answer
 
 
 def sem_season_report(tournaments, best: int = 11) -> dict:
