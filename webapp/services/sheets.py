@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from types import SimpleNamespace
 
+from flask import current_app
 from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import LABEL_STYLE_TABLENAME_PLUS_COL, bindparam, insert, select
 from sqlalchemy.orm import contains_eager
@@ -943,6 +944,25 @@ def _draft(tab: RoundTable, content_hash: str) -> SheetDraft | None:
                                                       SheetDraft.content_hash == content_hash))
 
 
+DEFAULT_SEND_AFTER = 120  # seconds after the last own-phone signature before any phone may send
+
+
+def send_after_seconds() -> int:
+    return int(current_app.config.get("LISTOK_DRAFT_SEND_AFTER", DEFAULT_SEND_AFTER))
+
+
+def draft_forward(tab_signed: list[int], seats: list[int], last_signed_at) -> dict:
+    """For a phone: who still must sign, and in how many seconds any phone of the table may send the
+    sheet of a draft everybody signed (the winner's phone gets `send_after_seconds` first)."""
+    missing = [s for s in seats if s not in tab_signed]
+    wait = None
+    if not missing:
+        wait = send_after_seconds()
+        if last_signed_at is not None:
+            wait = max(0, wait - int((utcnow() - last_signed_at).total_seconds()))
+    return {"missing": missing, "complete": not missing, "send_in": wait}
+
+
 def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None:
     """The sums a phone published for signing, who has signed them on their own
     phone, and whether a sheet with exactly this content is stored already."""
@@ -956,8 +976,6 @@ def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None
     sent = any(s.content_hash == draft.content_hash and s.status != "rejected" for s in tab.sheets)
     if sent and not content_hash:
         return None
-    from .desk_live import draft_forward  # issue 8.2: who must still act, when any phone may send
-
     signed = [g.start_no for g in draft.signatures]
     here = [s for s in tab.players if s in (draft.signed_here or ()) and s not in signed]
     last = max((g.created_at for g in draft.signatures if g.created_at), default=None)
