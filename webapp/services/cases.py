@@ -14,7 +14,6 @@ from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 
-from flask import abort
 from flask_babel import format_time, gettext as _
 from sqlalchemy import select, update
 from sqlalchemy.orm.attributes import set_committed_value
@@ -26,7 +25,7 @@ from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
 from . import chain_rows, discipline as discipline_service, pins as pin_service, results as results_service
 from . import sheets as sheet_service
-from .common import ServiceError, StaleError, audit, bump
+from .common import NotFoundError, ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
 KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch", "discipline", "c10",
@@ -168,7 +167,7 @@ def _compare(a: SheetView, b: SheetView) -> None:
 def get_case(cid: int) -> Case:
     c = db.session.get(Case, cid)
     if c is None:
-        abort(404)
+        raise NotFoundError(f"case {cid}")
     return c
 
 

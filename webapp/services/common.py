@@ -1,7 +1,6 @@
 """Helpers every service uses: loading with a clear 404, stale-version checks, audit."""
 from __future__ import annotations
 
-from flask import abort
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, select, update
 
@@ -22,10 +21,14 @@ class StaleError(ServiceError):
     pass
 
 
+class NotFoundError(LookupError):
+    """What was asked for does not exist: the app answers it as a 404 page (error_pages)."""
+
+
 def get_tournament(tid: int) -> Tournament:
     t = db.session.get(Tournament, tid)
     if t is None:
-        abort(404)
+        raise NotFoundError(f"tournament {tid}")
     return t
 
 

@@ -23,7 +23,7 @@ from ..rules.ruleset import get_ruleset
 from ..rules.season import NOMINATE_ABOVE, NOMINATED, nominations
 from ..rules.seating import eligible_field
 from .common import ServiceError, audit, bump, check_version
-from .engine import rules_player, rules_tournament
+from .engine import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING, MAX_START_NO, rules_player, rules_tournament
 
 STATUS_LABELS = {
     "registered": _l("Registered (club member)"),
@@ -38,9 +38,6 @@ STATUS_SHORT = {
     "substitute": _l("substitute"),
 }
 NO_CLUB_STATUSES = ("guest", "licensed")  # SEM-A2, EXCHANGE.md: these play without a club
-MAX_NAME, MAX_CLUB, MAX_ID = 200, 120, 40
-MAX_START_NO = 99999
-MAX_RATING = Decimal("9999999999.99")  # Numeric(12, 2)
 
 
 class PlayerErrors(ServiceError):
