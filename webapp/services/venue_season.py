@@ -237,6 +237,19 @@ def federation_request(target: str, token: str, body: bytes | None = None,
                              url=target, why=getattr(e, "reason", e))) from None
 
 
+def fetch_season(url: str, sid: int, token: str, timeout: float = 30, insecure: bool = False) -> bytes:
+    target = federation_target(url, f"/federation/api/seasons/{sid}/download", insecure)
+    status, raw = federation_request(target, token, timeout=timeout)
+    if status != 200:
+        try:
+            message = json.loads(raw).get("message", "")
+        except (ValueError, AttributeError):
+            message = ""
+        raise ServiceError(_("The federation refused the download (%(status)d %(message)s).",
+                             status=status, message=message))
+    return raw
+
+
 def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30,
          insecure: bool = False) -> PushResult:
     """POST the finished tournament to the federation; the answer says whether it was taken
