@@ -122,7 +122,7 @@ def test_a_running_round_phone_sheet_leaves_the_standings_etag_and_a_closed_roun
 
 def test_a_players_page_follows_a_referees_rejection_that_moves_no_version(app, client, venue):
     """A rejected sheet moves the chain, not the version: the players' shared read of the
-    tournament (views/public/standings.VIEWS) is keyed by both, like a 304."""
+    tournament (views/shared.VIEWS) is keyed by both, like a 304."""
     from webapp.models import Case
     from webapp.services import cases
 

@@ -483,7 +483,7 @@ def test_the_engine_view_renders_a_running_round_as_the_orm_does(app, monkeypatc
 
 
 def test_the_engine_view_reads_no_pin_and_nothing_players_signed(app):
-    """What the public pages keep in process memory (views/public/standings.VIEWS) holds no PIN
+    """What the public pages keep in process memory (views/shared.VIEWS) holds no PIN
     verifier and no signature, and none of what no public page shows."""
     tid = make_tournament(app, 27)
     issue_pins(app, tid)
@@ -941,7 +941,7 @@ def test_desk_works_with_csrf_on(app, op):
 
 def test_public_standings_cached_per_version(app, anon):
     """A cached standings page never outlives a change: every change bumps the version."""
-    from webapp.views.public.standings import STANDINGS
+    from webapp.views.shared import STANDINGS
 
     tid = make_tournament(app, 9)
     play_round(app, tid, seed=1)

@@ -108,7 +108,7 @@ def test_add_player_with_surname_and_first_name_fields(app, op):
     with app.app_context():
         (p,) = tournament(app, tid).players
         assert p.name == "Novák Jan"
-    from webapp.views.table import split_name
+    from webapp.views.shared import split_name
 
     assert split_name("Novák Jan") == ("Novák", "Jan")
     again = text(op.get(r.headers["Location"]))

@@ -60,7 +60,7 @@ def when(iso) -> str:
 
 
 def _ctx() -> dict:
-    from .operator.results import KIND_LABELS as C10_KINDS
+    from .shared import KIND_LABELS as C10_KINDS
 
     return {"kind_labels": KIND_LABELS, "version_labels": VERSION_LABELS, "age": age, "hhmm": hhmm,
             "c10_kinds": C10_KINDS, "may_decide": current_user.role != "operator", "when": when}

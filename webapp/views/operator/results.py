@@ -19,15 +19,8 @@ from ...models import Round, Tournament
 from ...services import access, desk_live, discipline as dsvc, results as svc, rounds as round_service
 from ...services.common import ServiceError, get_tournament
 from ..auth import operator_required, role_required
-from ..public.standings import standings_table
+from ..shared import KIND_LABELS, standings_table
 from . import bp
-
-KIND_LABELS = {
-    "operator-error": _l("operator error (free of charge, SEM-C10a)"),
-    "no-fee": _l("no fee: only the advantaged players get their real values (SEM-C10b)"),
-    "fee": _l("20 € fee paid: real values for everyone (SEM-C10c)"),
-}
-
 
 def _actor() -> str:
     return current_user.label
