@@ -119,7 +119,7 @@ def _load_final(files) -> list:
         t = _load(f)
         _in_file(f, require_final, [t])
         tournaments.append(t)
-    check_season_files(list(zip(files, tournaments)))  # one rule set, each tournament once (issue 10)
+    check_season_files(list(zip(files, tournaments)))  # one rule set, each tournament once
     return tournaments
 
 

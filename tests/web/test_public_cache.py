@@ -1,4 +1,4 @@
-"""Issue 11: cacheable public pages (webapp/caching.py) on SQLite and PostgreSQL —
+"""Cacheable public pages (webapp/caching.py) on SQLite and PostgreSQL —
 no cookie, session or CSRF token for an anonymous visitor, strong ETags from the
 public version checked before anything is rendered, the running round's phone
 sheets leave the published pages' ETags alone, content-hashed static files."""

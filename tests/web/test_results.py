@@ -134,7 +134,7 @@ def test_save_table_htmx_returns_table_and_progress(app, op):
     assert r.status_code == 200
     assert 'data-saved="1"' in body and 'id="table-1"' in body
     assert 'hx-swap-oob="true"' in body and "Tables in: 1 / 3" in body
-    # the round's state counts come along: "waiting: 2" without a reload (issue 8.1)
+    # the round's state counts come along: "waiting: 2" without a reload
     counts = re.search(r'<p class="desk-counts-line" id="desk-counts"[^>]*hx-swap-oob="true">(.*?)</p>', body, re.S)
     assert counts and re.search(r'data-state="waiting">[^<]*<b>2</b>', counts.group(1)), body
     [s] = sheets(app)
@@ -431,7 +431,7 @@ def test_player_page_seat_results_place_and_chart(app, anon):
 
 def test_standings_and_projector_queries_do_not_grow_with_the_field(app, op):
     """No N+1: the pages load the tournament in a fixed number of queries (the
-    projector too: it once asked each table for its sheets, issue 11)."""
+    projector too: it once asked each table for its sheets)."""
     counts = []
     for n in (9, 27):
         tid = make_tournament(app, n, name=f"T{n}")

@@ -436,7 +436,7 @@ def test_import_a_tournament_file_and_export_it_again(app, op):
     exported = op.get(f"/operator/t/{tid}/export.json")
     assert exported.status_code == 200 and "attachment" in exported.headers["Content-Disposition"]
     back = exchange.loads(exported.data, "export")
-    assert back.extra.pop("id") == uid  # the stable id (issue 12)
+    assert back.extra.pop("id") == uid  # the stable id
     assert back == exchange.loads(raw, "export")
 
 

@@ -57,7 +57,7 @@ BRIEF_KEYS = ("place", "start_no", "name", "club", "points", "money", "tie")
 def standings_report(t: Tournament, after_round: int | None = None, *, brief: bool = False) -> dict:
     """`brief`: what the hall screen shows (the rows' BRIEF_KEYS and `after_round`), without what
     only the full report needs (whether the tournament is over, its tournament points, each row's
-    sums and records, the clubs): a fifth of the projector's Python calls once a round closes. A rule
+    sums and records, the clubs), which the projector need not compute once a round closes. A rule
     set with a report of its own gives it whole."""
     rs = get_ruleset(t.ruleset)
     k = _check_after_round(t, after_round)

@@ -45,7 +45,7 @@ class QueueItem:
     case: Case
     tournament: Tournament
     age_seconds: int
-    won: Sheet | None = None  # a decided sheet case: the sheet that counts since (issue 8.6)
+    won: Sheet | None = None  # a decided sheet case: the sheet that counts since
 
 
 def queue(now: datetime | None = None, tournament_ids: set[int] | None = None) -> dict:
@@ -237,7 +237,7 @@ def pin_notes(c: Case) -> list[str]:
         notes.append(_("PIN of #%(no)d was issued at %(time)s by %(who)s, after the round started.",
                        no=x["start_no"], time=format_time(datetime.fromisoformat(x["issued_at"]), "HH:mm"),
                        who=x.get("issued_by") or "?"))
-    for x in (c.payload or {}).get("pin_failed") or []:  # signed offline (issue 8.3)
+    for x in (c.payload or {}).get("pin_failed") or []:  # signed offline
         notes.append(_("PIN of #%(no)d was locked after too many wrong PINs when the sheet arrived.", no=x["start_no"])
                      if x.get("locked") else _("PIN of #%(no)d did not match.", no=x["start_no"]))
     return notes

@@ -190,8 +190,8 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
     With `hold`, its row waits for the next `now` entry, and both go in one statement (a
     phone sheet's two entries: one round trip less inside the tournament's lock); before
     commit at the latest (a rollback drops it with the rest). An entry inserted by the
-    table-level INSERT is returned as its row's values (no ORM object: a phone sheet's
-    entries cost a sixth of its CPU as AuditEntry objects), else as the AuditEntry added."""
+    table-level INSERT is returned as its row's values (no ORM object: AuditEntry
+    objects were a large part of a phone sheet's CPU), else as the AuditEntry added."""
     session = db.session()
     heads = session.info.setdefault(HEADS, {})
     if actor:

@@ -56,7 +56,7 @@ def bump(t: Tournament, public: bool = True) -> None:
     values = {"version": seen + 1, **chain.unwritten_head(db.session, t.id)}  # the chain's head in the same UPDATE
     if public:  # `public=False`: a change no public page shows (a phone sheet of the running round)
         values["public_version"] = _TOURNAMENT.c.public_version + 1
-    # a table-level UPDATE: the ORM's bulk-update path would cost a phone sheet half a millisecond
+    # a table-level UPDATE: the ORM's bulk-update path costs a phone sheet more (benchmarks/README.md)
     result = db.session.execute(
         update(_TOURNAMENT).where(_TOURNAMENT.c.id == t.id, _TOURNAMENT.c.version == seen).values(**values))
     bumped(t, result.rowcount, public)

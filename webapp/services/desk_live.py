@@ -1,4 +1,4 @@
-"""The live results desk (issue 8.1/8.2): each table's state in one word, read
+"""The live results desk: each table's state in one word, read
 for a whole round in four small queries, with a digest per table and one for
 the round so that a desk polling every 2 s is answered 304 while nothing moved.
 
@@ -194,7 +194,7 @@ def round_etag(r: Round, states: dict[int, TableState], extra: str = "") -> str:
 
 
 def take_in_draft(t, r: Round, tab: RoundTable, content_hash: str, actor: str) -> sheet_service.Answer:
-    """The desk takes in a draft every player signed on their own phone (issue 8.2):
+    """The desk takes in a draft every player signed on their own phone:
     the same sheet any phone of the table could send, made of the draft and its
     own-phone signatures, checked and stored by the phone protocol's own path."""
     draft = db.session.scalar(select(SheetDraft).where(SheetDraft.table_id == tab.id,

@@ -163,7 +163,7 @@ def _clashes(t: Tournament, d: PlayerData, errors: dict[str, str], exclude: Play
 
 
 def _season_rules(t: Tournament, d: PlayerData, errors: dict[str, str]) -> None:
-    """SEM-A2 from the season downloaded from the federation (issue 12), when there is one."""
+    """SEM-A2 from the season downloaded from the federation, when there is one."""
     from .venue_season import for_tournament
 
     season = for_tournament(t)

@@ -52,7 +52,7 @@ def load_tournament(tid: int) -> Tournament:
 
 # what no public page shows, not read for them: what players signed (each sheet's content and its
 # signatures with their drawings), who typed a sheet and when, and the players' PINs and check-in
-# (the dates and the decimals among them cost the projector a tenth of its render to convert, issue 11)
+# (converting the dates and the decimals among them is work the projector's render can skip)
 _NOT_SHOWN = {"sheet": ("content", "signatures", "note", "created_by", "created_at", "content_hash", "chain_seq"),
               "player": ("checked_in_at", "pin_hash", "pin_failures", "pin_locked_until", "pin_issued_at",
                          "pin_issued_by")}
@@ -69,8 +69,8 @@ def _as_text(column):
 
 def decode_all(texts: list) -> list:
     """JSON texts (None for SQL NULL) decoded in one call: a public page reads some 2,000 of them
-    (each table's players, each sheet's sums …), and one json.loads each cost the projector a
-    seventh of its render (issue 11)."""
+    (each table's players, each sheet's sums …), and one json.loads each was a large part of the
+    projector's render."""
     present = [text for text in texts if text is not None]
     decoded = iter(json.loads("[" + ",".join(present) + "]") if present else ())
     return [None if text is None else next(decoded) for text in texts]

@@ -509,7 +509,7 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
     checked and stored one after another in the caller's transaction, exactly as `submit` would
     one by one, but with the tournament's lock, the tables' read, the players' PIN rows, the
     submissions' and the chain entries' INSERTs, the version bump and the commit once for them all
-    (the round-end burst's group commit, issue 11; webapp/sync/together.py gathers them). `places`:
+    (the round-end burst's group commit; webapp/sync/together.py gathers them). `places`:
     each sheet's (round, table), from its token, read by the caller (early_answer). Each
     sheet's answer or refusal, in order; a refusal's own writes are a wrong PIN's count, which are
     kept as `submit`'s caller keeps them. The early checks (token, key) are the caller's, done.
@@ -563,7 +563,7 @@ def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], 
     (the batch's sheets name them, and a sheet naming others than its table's is refused before
     any PIN) by start number, and `held`, pins.hold_players' step 1 for them: the fresh pin_hash
     by id of those whose rows it took). Plain objects with the models' attribute names, not ORM
-    objects: a batch only reads them, and loading them cost a batch a third of its fixed work."""
+    objects: a batch only reads them, and loading ORM objects was a large part of its fixed work."""
     rounds = sorted({rno for rno, _no in places})
     wanted = {rno: sorted({no for r, no in places if r == rno}) for rno in rounds}
     steps = [(_TOURNAMENT_ROW_LOCKED, {"tid": tid})]
@@ -638,7 +638,7 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
         if other is not None:
             status, kind = "dispute", "dispute"
         elif pin_failed:
-            status, kind = "pending", "pin-mismatch"  # signed offline with a PIN that did not match (issue 8.3)
+            status, kind = "pending", "pin-mismatch"  # signed offline with a PIN that did not match
         elif c.negative and get_ruleset(t.ruleset).negative_sum_note:
             status, kind = "pending", "negative-sum"  # SEM-C8: counts once the referee co-signs
         elif reissued:
@@ -710,8 +710,8 @@ def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: 
 
 
 def insert_sheet(sheet: Sheet, tid: int) -> None:
-    """A new phone sheet's row as it stands, by a table-level INSERT: the unit of work cost a phone
-    sheet a quarter of its CPU (issue 11). `sheet` stays outside the session; its entry is in the
+    """A new phone sheet's row as it stands, by a table-level INSERT: the unit of work was a large
+    part of a phone sheet's CPU (benchmarks/README.md). `sheet` stays outside the session; its entry is in the
     chain already (chain.store_new) and nothing changes it after. The INSERT itself checks that no
     other sheet of the tournament has its receipt (the entry hash's first 8 characters): a SELECT
     fewer inside the tournament's lock. In the rare case one has, the longer receipt is found and
@@ -865,7 +865,7 @@ def table_state(token: str, draft_hash: str | None = None, receipt: str | None =
             **sheet_figures(rs, tab, sheet)},
         "rules": rule_fields(rs, len(tab.players)),
         "draft": draft_state(tab, draft_hash),
-        # issue 8.4: what became of the table's sheets since (a dispute, the referee, a correction)
+        # What became of the table's sheets since (a dispute, the referee, a correction)
         "open_cases": open_case_kinds(t, r, tab),
         "mine": mine,
     }

@@ -1,4 +1,4 @@
-"""At the venue (issue 12): the season downloaded from the federation, the
+"""At the venue: the season downloaded from the federation, the
 registration checks made from it offline (SEM-A2, SEM-E4), and pushing a
 finished tournament to the federation."""
 from __future__ import annotations

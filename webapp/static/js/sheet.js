@@ -145,7 +145,7 @@
     }, function (err) { setNet(false); throw err; }).finally(function () { if (timer) clearTimeout(timer); });
   }
 
-  /* The phone always tells the truth (issue 8.4): a badge while the server cannot be reached. */
+  /* The phone always tells the truth: a badge while the server cannot be reached. */
   function setNet(online) {
     state.offline = !online;
     show($("net-badge"), !online);
@@ -583,7 +583,7 @@
     $("status-title").textContent = title;
     $("status-text").textContent = message;
     $("receipt").textContent = receipt;
-    show($("receipt"), !!receipt && message.indexOf(receipt) < 0);  // the code once (issue 8.6)
+    show($("receipt"), !!receipt && message.indexOf(receipt) < 0);  // the code once
     Object.keys(buttons).forEach(function (id) { show($(id), buttons[id]); });
     show($("send-offline"), buttons["send-now"] && !!state.offline);
     $("send-offline").textContent = S.send_offline;
@@ -935,7 +935,7 @@
         return out;
       })
     };
-    // a PIN not checked at the table: if it is wrong, the sheet goes to the referee (issue 8.3)
+    // a PIN not checked at the table: if it is wrong, the sheet goes to the referee
     if (body.signatures.some(function (s) { return !s.own_phone && !s.pin_proof; })) body.pins_unchecked = true;
     return Outbox.add(D.token, body, { base_sums: d.base_sums }).then(function (item) {
       state.item = item;
@@ -1052,7 +1052,7 @@
 
   function ownSignedKey() { return "listok-own:" + D.token + ":" + state.offer.content_hash; }
 
-  /* Issue 8.2: who still has to sign; once everybody has and the winner's phone has not sent the sheet
+  /* Who still has to sign; once everybody has and the winner's phone has not sent the sheet
      within the server's time, this phone sends it (every signature is on the server already). */
   function renderForward() {
     var o = state.offer, box = $("own-forward"), text = "", ready = false;

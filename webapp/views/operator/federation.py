@@ -1,4 +1,4 @@
-"""The venue's side of the federation (issue 12): the season downloaded before a tournament
+"""The venue's side of the federation: the season downloaded before a tournament
 (registration checks work offline from it) and sending a finished tournament."""
 from __future__ import annotations
 
