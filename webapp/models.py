@@ -1,5 +1,9 @@
 """Database tables. No rules and no display formatting here: the bridge to the
-rules engine is `webapp/services/`, formatting lives in the templates."""
+rules engine is `webapp/services/`, formatting lives in the templates.
+
+One file because the tables reference each other and Alembic compares them all with
+the migrations: the venue's tables (accounts, tournaments, players, rounds, sheets,
+cases, the chain) come first, the federation's after the "federation" banner."""
 from __future__ import annotations
 
 import hashlib

@@ -20,6 +20,9 @@ written as JSON numbers: an int when integral, otherwise the shortest float
 10/3 cannot be written exactly). `corrections`, unknown top-level keys
 (`Tournament.extra`) and unknown keys of events are kept as read and written
 back exactly; unknown keys inside players and tables are ignored.
+
+One file because reading and writing are two halves of one format that must stay
+symmetrical: the shared helpers, then "reading" (the `_Reader`), then "writing".
 """
 from __future__ import annotations
 

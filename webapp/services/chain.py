@@ -12,6 +12,11 @@ fields changed, is written into the chain before the next entry of its
 tournament, and at the latest before the transaction commits (a session
 listener). A new sheet gets an entry of its own (`sheet.store`: its record
 and its content); its receipt is a prefix of that entry's hash.
+
+One file because appending, publishing and verifying share the canonical forms and
+the session listeners that keep the head (not yet split); its sections: canonical
+forms and labels, sheets as the chain records them, appending, published heads,
+verifying, a player checks a receipt.
 """
 from __future__ import annotations
 

@@ -3,6 +3,9 @@ the SEM-B3 nominations.
 
 The field closes when round 1 is drawn: from then on no player is added,
 imported or checked in, start numbers stay as drawn and nominations are frozen.
+
+One file because all four parts check one player's values the same way before the
+field closes; its sections: one player's values, CSV import, check-in, SEM-B3 nominations.
 """
 from __future__ import annotations
 

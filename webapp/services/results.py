@@ -3,6 +3,10 @@ corrections after publication (SEM-C5, C8, C9, C10, B12, A3, B3).
 
 Like every service, these change the caller's session and leave the commit to
 the caller; a refused action raises ServiceError and changes nothing.
+
+One file because the desk, the standings, the player page and the corrections read
+one loaded tournament the same way (not yet split); its sections: the desk,
+standings, the player page, SEM-C10 corrections, TH-4 the recorded lot, the final report.
 """
 from __future__ import annotations
 

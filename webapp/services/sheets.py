@@ -9,6 +9,10 @@ commits (one transaction: sheet, submission, case, audit entry, version
 bump). A refusal is a `SyncRefusal` with the answer to send; the caller rolls
 back, except when `commit` is set (a wrong PIN is counted even though the
 sheet is refused).
+
+One file because a sheet alone, a batch of sheets and a draft go through the same
+checks and answers (not yet split); its sections: the table a token opens, answers,
+submitting, PIN check and table state, signing on one's own phone, referee decisions.
 """
 from __future__ import annotations
 

@@ -1,7 +1,12 @@
 /* The table's score sheet on the winner's phone (SEM-B5, C4, C6, C8):
    trial entry with the live total and points, confirmed (locked) sums, three
    signatures (finger + PIN) bound to the content hash, then the outbox.
-   Every text comes translated from the page (#sheet-strings). */
+   Every text comes translated from the page (#sheet-strings).
+   One file (one IIFE over one `state`) because the page loads it as a classic script
+   that works offline from the service worker's cache (not yet split into ES modules);
+   its sections: numbers, content and hash, talking to the server, messages, drafts,
+   the server's figures, rendering, actions, signing on one's own phone, offline mode,
+   wiring. */
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("sheet-data").textContent);
