@@ -473,7 +473,7 @@ def reject(c: Case, actor: str, reason: str) -> Case:
 
 
 def report_window(t: Tournament, round_no: int | None = None, now: datetime | None = None) -> dict | None:
-    """The publication (results.publication) of round `round_no`, default the last
+    """The publication (rounds.publication) of round `round_no`, default the last
     closed round: when the 10 minutes for a discrepancy report end."""
     k = round_no if round_no is not None else results_service.last_closed(t)
     r = next((x for x in t.rounds if x.number == k), None)

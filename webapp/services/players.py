@@ -98,7 +98,7 @@ def clean(text) -> str:
 
 
 def join_name(surname, first_name) -> str:
-    """The stored name, "Surname First name" (views/table.py splits it at the first space)."""
+    """The stored name, "Surname First name" (views/shared.py splits it at the first space)."""
     return " ".join(x for x in (clean(surname), clean(first_name)) if x)
 
 

@@ -146,7 +146,7 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
 def objection_window(t: Tournament, n: int, now: datetime | None = None) -> dict | None:
     """SEM-C9: while the 10 minutes for reporting a discrepancy after round n-1
     run, drawing or publishing round n asks the operator first. The window
-    (results.publication) with the discrepancy reports still waiting, or None
+    (rounds.publication) with the discrepancy reports still waiting, or None
     when it is closed."""
     from sqlalchemy import func, select
 
