@@ -18,9 +18,9 @@ def database_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'listok.db'}"
         return
-    from tests.pgschema import temporary_schema
+    from tests.pgschema import postgresql_url, temporary_schema
 
-    with temporary_schema(os.environ["TEST_DATABASE_URL"]) as url:
+    with temporary_schema(postgresql_url()) as url:
         yield url
 
 

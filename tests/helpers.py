@@ -201,11 +201,12 @@ def forget_rendered_pages() -> None:
     (a new public version misses them all anyway): the next request renders afresh."""
     from webapp import caching
     from webapp.services.cache import VersionedCache
+    from webapp.views import shared
     from webapp.views.public import projector, standings
 
     caching.BODIES.clear()
     caching._memo.clear()
-    for module in (standings, projector):
+    for module in (shared, standings, projector):
         for value in vars(module).values():
             if isinstance(value, VersionedCache):
                 value.clear()

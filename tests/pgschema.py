@@ -1,6 +1,7 @@
 """A PostgreSQL schema of its own for one test or benchmark run, dropped afterwards."""
 from __future__ import annotations
 
+import os
 import uuid
 from contextlib import contextmanager
 
@@ -24,3 +25,17 @@ def temporary_schema(url: str, prefix: str = "t"):
         with admin.connect() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+NO_POSTGRESQL = ("this test needs PostgreSQL: set TEST_DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test), "
+                 "or run scripts/test, which sets it to a server on 127.0.0.1:5432 or starts a throwaway one")
+
+
+def postgresql_url() -> str:
+    """TEST_DATABASE_URL, or the test is skipped saying what to set."""
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        import pytest
+
+        pytest.skip(NO_POSTGRESQL)
+    return url

@@ -1,4 +1,4 @@
-"""Issue 10 through `listok`: every inconsistent file is refused with exit status 2
+"""SEM to the letter through `listok`: every inconsistent file is refused with exit status 2
 and one line naming the file, round, table and start number."""
 from __future__ import annotations
 

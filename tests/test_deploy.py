@@ -1,4 +1,4 @@
-"""Issue 11: a real deployment — `listok db upgrade` as a deploy step, gunicorn
+"""A real deployment — `listok db upgrade` as a deploy step, gunicorn
 with several workers (webapp/gunicorn_conf.py), `listok serve --threads`, and
 translations compiled into the wheel at build time (setup.py)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Safe startup (issue 7 point 5): the generated secret key is written
+"""Safe startup: the generated secret key is written
 atomically (several processes starting at once on a fresh instance folder all
 read the same non-empty key), an empty key is refused, and production mode
 (LISTOK_ENV=production) refuses to start without DATABASE_URL or a usable key:
@@ -137,7 +137,7 @@ def test_production_starts_with_database_and_key_file(tmp_path):
 
 
 def test_draft_send_after_from_the_environment(tmp_path, monkeypatch):
-    """Issue 8.2: LISTOK_DRAFT_SEND_AFTER (seconds, default 120) is the winner's phone's head start."""
+    """LISTOK_DRAFT_SEND_AFTER (seconds, default 120) is the winner's phone's head start."""
     from webapp.config import ConfigError, load_config
 
     monkeypatch.delenv("LISTOK_DRAFT_SEND_AFTER", raising=False)

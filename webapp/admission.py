@@ -17,7 +17,7 @@ Readers and the operators' and referees' forms are never refused here: a
 desk must not meet a dead end.
 
 The count is per process (a gunicorn worker counts its own), a lock and a
-few numbers: it costs microseconds.
+few numbers: nothing that touches the database.
 """
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ class Admission:
         together, whatever holds them (the CPU, the database's write lock, another worker's turn
         on it). A thread's CPU time alone undercounted that pace wherever the lock and not the
         CPU was the limit (several gunicorn workers on PostgreSQL), so tickets brought phones
-        back before their turn, to be refused again (issue 11)."""
+        back before their turn, to be refused again."""
         now = time.monotonic()
         interval = now - max(start, self.last_done)
         self.last_done = now

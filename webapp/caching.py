@@ -1,4 +1,4 @@
-"""HTTP caching of the public pages and the static files (issue 11).
+"""HTTP caching of the public pages and the static files.
 
 Public pages (standings, projector, seating, a player's page) are answered with
 a strong ETag made from what the page shows: the tournament's public version

@@ -23,64 +23,7 @@ import sys
 
 import click
 
-
-LANGUAGES = ("sk", "cs", "en", "ru")
-
-
-def cli_locale() -> str:
-    """The language of the environment: GNU's LANGUAGE list first, then the POSIX order
-    LC_ALL, LC_MESSAGES, LANG; English when it names none of Listok's languages (C, de_DE …)."""
-    def code(value: str) -> str:
-        return value.split(".")[0].split("@")[0].split("_")[0].split("-")[0].lower()
-
-    posix = next((os.environ[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(k)), "")
-    if os.environ.get("LANGUAGE") and code(posix) not in ("c", "posix"):
-        for part in os.environ["LANGUAGE"].split(":"):
-            if code(part) in LANGUAGES:
-                return code(part)
-    return code(posix) if code(posix) in LANGUAGES else "en"
-
-
-@functools.lru_cache(maxsize=8)
-def _catalog(locale: str):
-    from babel.support import NullTranslations, Translations
-
-    if locale == "en":
-        return NullTranslations()
-    from pathlib import Path
-
-    from .i18n import compile_catalogs
-
-    folder = Path(__file__).parent / "translations"
-    compile_catalogs(folder)  # a fresh checkout: the .mo files are build output
-    return Translations.load(str(folder), [locale], domain="messages")
-
-
-def _(msgid: str, /, **values) -> str:
-    """`msgid` in the environment's language (the .po catalogs of the pages), %-formatted
-    (named as Babel's extractor and the catalogs' coverage test look for it)."""
-    text = _catalog(cli_locale()).gettext(msgid)
-    return text % values if values else text
-
-
-def ngettext(singular: str, plural: str, n: int, /, **values) -> str:
-    text = _catalog(cli_locale()).ngettext(singular, plural, n)
-    return text % {"num": n, **values}
-
-
-class BadInput(click.ClickException):
-    exit_code = 2
-
-    def show(self, file=None) -> None:
-        click.echo(f"listok: {self.message}", file=file, err=file is None)
-
-
-class InternalError(BadInput):
-    exit_code = 1
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+from .cli_base import BadInput, InternalError, _, _one_line, cli_locale, ngettext
 
 
 def _bad_input_types() -> tuple[type, ...]:
@@ -176,7 +119,7 @@ def _load_final(files) -> list:
         t = _load(f)
         _in_file(f, require_final, [t])
         tournaments.append(t)
-    check_season_files(list(zip(files, tournaments)))  # one rule set, each tournament once (issue 10)
+    check_season_files(list(zip(files, tournaments)))  # one rule set, each tournament once
     return tournaments
 
 
@@ -437,8 +380,7 @@ def season_download(url: str, season_id: int, token: str, path: str | None, inse
         _warn_insecure(url, insecure)
     with _server_app():
         from .extensions import db
-        from .services.venue_season import import_season
-        from .views.operator.federation import fetch_season
+        from .services.venue_season import fetch_season, import_season
 
         if path:
             try:

@@ -150,14 +150,14 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     values["LISTOK_WRITE_BUDGET"] = float(os.environ.get("LISTOK_WRITE_BUDGET") or 5.0)
     # the most phone sheets of one tournament written in one transaction (webapp/sync/together.py)
     values["LISTOK_MAX_TOGETHER"] = int(os.environ.get("LISTOK_MAX_TOGETHER") or 0) or None
-    # one codebase, two roles (issue 12): a venue server, or the federation server (seasons, rosters, cards)
+    # one codebase, two roles: a venue server, or the federation server (seasons, rosters, cards)
     values["LISTOK_ROLE"] = os.environ.get("LISTOK_ROLE", "venue").strip().lower() or "venue"
     # a venue server's federation: where `listok push` and the hub's button send finished tournaments
     values["LISTOK_FEDERATION_URL"] = os.environ.get("LISTOK_FEDERATION_URL", "").strip()
     values["LISTOK_FEDERATION_TOKEN"] = os.environ.get("LISTOK_FEDERATION_TOKEN", "").strip()
     # the token goes to https:// only, unless the venue says plain http:// is acceptable (a closed network)
     values["LISTOK_FEDERATION_INSECURE"] = os.environ.get("LISTOK_FEDERATION_INSECURE", "").strip() in ("1", "true", "yes")
-    # issue 8.2: the winner's phone's head start (seconds after the last own-phone signature of a draft
+    # The winner's phone's head start (seconds after the last own-phone signature of a draft
     # everybody signed) before any phone of the table may send that sheet (docs/SYNC.md)
     send_after = os.environ.get("LISTOK_DRAFT_SEND_AFTER", "").strip()
     if send_after and not (send_after.isdigit() and int(send_after) <= 3600):

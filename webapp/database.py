@@ -17,8 +17,8 @@ timeout.
 PostgreSQL: a pooled connection that rested IDLE_PING_SECONDS is pinged
 before use, so a database restarted meanwhile (or a connection a firewall
 dropped) is replaced and the request never sees it. One in steady use is
-not: `pool_pre_ping` cost every request a round trip (a revalidated public
-page 0.3–0.4 ms of CPU, a third of its cost). A connection that dies while
+not: `pool_pre_ping` costs every request a round trip (a large part of a
+revalidated public page's cost). A connection that dies while
 in steady use fails that request once; SQLAlchemy then replaces every
 pooled connection as old as it.
 """
@@ -81,8 +81,8 @@ def select_all(steps: list[tuple[object, dict]]) -> list[list[tuple]]:
     processors applied; on PostgreSQL all of them in one pipeline: one round trip (each statement
     still starts after the one before it ended, with a snapshot of its own). For the public pages'
     view of a tournament (seven SELECTs, services/results.engine_view: their execution contexts and
-    round trips cost the projector's full render a fifth of its time) and a batch of phone sheets'
-    first reads (services/sheets.submit_together), issue 11."""
+    round trips are a large part of the projector's full render) and a batch of phone sheets'
+    first reads (services/sheets.submit_together)."""
     conn = db.session.connection()
     dbapi = conn.connection.driver_connection
     prepared = [(_compiled(conn.dialect, statement, params), params) for statement, params in steps]
@@ -103,7 +103,7 @@ def run_steps(steps: list[tuple[object, list[dict], bool]]) -> list:
     """Each (statement, rows, returning) of `steps`, in order, once per row, in the session's
     transaction, straight on the driver's cursor; on PostgreSQL every step in one pipeline: one
     round trip for all of them (a batch of phone sheets ends with four INSERTs and UPDATEs that
-    each cost a round trip inside the tournament's lock, issue 11). Per step: with `returning`,
+    each cost a round trip inside the tournament's lock). Per step: with `returning`,
     the first column of the row each of its rows returned (None where none); else the count of
     rows it changed in all. A failing statement raises after the pipeline, the transaction to be
     rolled back."""

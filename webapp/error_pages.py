@@ -7,9 +7,10 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, NotFound
 
 from .errors import _back
+from .services.common import NotFoundError
 
 
 def _texts(e: HTTPException) -> tuple[str, str]:
@@ -52,4 +53,5 @@ def init_app(app: Flask) -> None:
     """Called after the blueprints: these replace the sync blueprint's app-wide 404/405 handler (kept for /api/)."""
     for code in (400, 403, 404, 405):
         app.register_error_handler(code, page)
+    app.register_error_handler(NotFoundError, lambda e: page(NotFound()))  # a service's "no such thing"
     app.register_error_handler(InternalServerError, server_error)

@@ -1,5 +1,9 @@
 """Database tables. No rules and no display formatting here: the bridge to the
-rules engine is `webapp/services/`, formatting lives in the templates."""
+rules engine is `webapp/services/`, formatting lives in the templates.
+
+One file because the tables reference each other and Alembic compares them all with
+the migrations: the venue's tables (accounts, tournaments, players, rounds, sheets,
+cases, the chain) come first, the federation's after the "federation" banner."""
 from __future__ import annotations
 
 import hashlib
@@ -45,7 +49,7 @@ class User(UserMixin, db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # Flask-Login's id in the session and the remember cookie: a new one ends every session of the user
     session_token: Mapped[str] = mapped_column(String(64), unique=True, default=lambda: secrets.token_urlsafe(32))
-    # tenancy (issue 12): operators, referees and a venue's admin belong to a venue, federation staff to a
+    # tenancy: operators, referees and a venue's admin belong to a venue, federation staff to a
     # federation; neither set: the server's own admin (or an account of a single-venue server)
     venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
     federation_id: Mapped[int | None] = mapped_column(ForeignKey("federation.id"), index=True)
@@ -145,7 +149,7 @@ class Tournament(db.Model):
     uid: Mapped[str] = mapped_column(String(64), index=True, default=lambda: str(uuid.uuid4()))
     # an import with --replace keeps the old tournament (its signed sheets) and points it at the new one
     replaced_by_id: Mapped[int | None] = mapped_column(ForeignKey("tournament.id"))
-    # the venue that owns the tournament (issue 12): only its staff see and change it
+    # the venue that owns the tournament: only its staff see and change it
     venue_id: Mapped[int | None] = mapped_column(ForeignKey("venue.id"), index=True)
     # the lot's seed (the file's top-level `seed`, TH-2): a round 1 by lot can be drawn again and checked
     seed: Mapped[int | None] = mapped_column(BigInteger)
@@ -461,7 +465,7 @@ class PublishedHead(db.Model):
     published_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-# --------------------------------------------------------------------------- federation (issue 12)
+# --------------------------------------------------------------------------- federation
 
 
 class Federation(db.Model):

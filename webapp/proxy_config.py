@@ -27,6 +27,8 @@ from pathlib import Path
 
 import click
 
+from .cli_base import BadInput
+
 from .venue_https import HOSTNAME, _check_certificate, _upstream, public_url
 
 ZONE = "listok"
@@ -144,8 +146,6 @@ def proxy_config(hostname: str, cert: str | None, key: str | None, port: int, ht
                  upstreams: tuple[str, ...], cache_dir: str, cache_size: str, output: str) -> None:
     """Write an nginx site that caches the public pages in front of Listok's workers,
     with TLS from the given certificate files or behind Caddy (--plain)."""
-    from .cli import BadInput
-
     hostname = hostname.strip().lower().rstrip(".")
     if not HOSTNAME.match(hostname):
         raise click.BadParameter(f"'{hostname}' is not a host name (give the name alone, e.g. listok.example.org)",

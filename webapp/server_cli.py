@@ -6,12 +6,7 @@ import gc
 
 import click
 
-
-def _(msgid: str, /, **values) -> str:
-    """webapp.cli's `_` (the environment's language); imported late: webapp.cli imports this module at its end."""
-    from .cli import _ as translate
-
-    return translate(msgid, **values)
+from .cli_base import BadInput, _
 
 
 def _app():
@@ -154,7 +149,6 @@ def demo_accounts_line() -> str:
 def _refuse_demo_unless(app, force: str | None) -> None:
     why = demo_refusal(app, force)
     if why:
-        from .cli import BadInput
 
         raise BadInput(why)
 
@@ -181,7 +175,6 @@ def _bind(app, host: str, port: int, threads: int):
     """The listening socket before anything is printed: a busy port is one line."""
     import errno
 
-    from .cli import BadInput
     from .lanes import make_server
 
     try:

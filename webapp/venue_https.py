@@ -18,6 +18,8 @@ from urllib.parse import urlparse
 
 import click
 
+from .cli_base import BadInput
+
 HOSTNAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 LOCAL_NAMES = ("localhost", "localhost.localdomain")
 
@@ -144,8 +146,6 @@ def https_config(hostname: str, cert: str | None, key: str | None, port: int, ht
         cert_path, key_path = Path(cert).resolve(), Path(key).resolve()
         problems = _check_certificate(cert_path, key_path, hostname)
         if problems:
-            from .cli import BadInput
-
             raise BadInput("; ".join(problems))
         cert, key = str(cert_path), str(key_path)
     elif port != 443:
@@ -155,8 +155,6 @@ def https_config(hostname: str, cert: str | None, key: str | None, port: int, ht
     try:
         out.write_text(caddyfile(hostname, upstream, port, cert, key, http_port, email), encoding="utf-8")
     except OSError as e:
-        from .cli import BadInput
-
         raise BadInput(f"{out}: cannot write the Caddyfile ({e.strerror or e})") from None
     url = public_url(hostname, port)
     up_host, up_port = upstream.rsplit(":", 1)
@@ -181,7 +179,7 @@ def https_config(hostname: str, cert: str | None, key: str | None, port: int, ht
 
 
 def qr_base_url() -> str:
-    """The address the printed QR codes carry (views/table.sheet_url): LISTOK_PUBLIC_URL, else this request's."""
+    """The address the printed QR codes carry (views/shared.sheet_url): LISTOK_PUBLIC_URL, else this request's."""
     from flask import current_app, request
 
     return (current_app.config.get("LISTOK_PUBLIC_URL") or request.host_url).rstrip("/") + "/"

@@ -3,7 +3,7 @@ axe-core (vendored in tests/browser/vendor/, MPL-2.0) finds no serious or
 critical violation; every touch target is at least 48 × 48 px; each page
 renders in Slovak, Czech and English with a matching lang attribute.
 
-Pages (issue 8.6: every page of the player, referee and public sides): the
+Pages (every page of the player, referee and public sides): the
 public start page, the standings, the player page, the projector, the seating,
 the receipt check (empty and with a receipt), the SEM-C9 discrepancy form and
 the sign-in page; the table page behind the QR code (/s/<token>) on the
@@ -73,7 +73,7 @@ def venue(live_server):
         answer = sheets.submit(protocol.parse_submission(signed_submission(
             app, tid, 3, 1, [1450, 600, 950], pins, note="zle sčítané", base_version=first.body["version"])))
         db.session.commit()
-        # table 3: signed offline with a mistyped PIN (issue 8.3), the referee has decided it
+        # table 3: signed offline with a mistyped PIN, the referee has decided it
         offline = signed_submission(app, tid, 3, 3, [1200, 1000, 800], pins)
         offline["signatures"][0]["pin"] = "wrong"
         mismatch = sheets.submit(protocol.parse_submission({**offline, "pins_unchecked": True}))
@@ -211,7 +211,7 @@ def test_phone_pages_are_accessible(venue, phone, lang):
     assert not report, "\n".join(report)
 
 
-# --------------------------------------------------------------------------- the federation's public pages (issue 12)
+# --------------------------------------------------------------------------- the federation's public pages
 
 from tests.browser.test_season_pages import federation_server  # noqa: E402,F401  (the fixture)
 

@@ -1,4 +1,4 @@
-"""Issue 11: a busy server answers 503 with Retry-After (webapp/admission.py)
+"""A busy server answers 503 with Retry-After (webapp/admission.py)
 and the phone's outbox waits that long before it sends the sheet again."""
 from __future__ import annotations
 

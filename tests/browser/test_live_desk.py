@@ -1,4 +1,4 @@
-"""Issue 8.1/8.2 in real browsers: the operator's desk (1280 px) changes by itself
+"""The live desk and the way forward in real browsers: the operator's desk (1280 px) changes by itself
 as phones (360 px) and the JSON API send, a card being typed in is left alone,
 and a table whose winner's phone went away still gets its sheet in — from a
 player's own phone, or taken in at the desk. LISTOK_SCREENSHOTS=1 writes the
@@ -129,7 +129,7 @@ def test_live_desk_follows_the_tables_and_no_table_stays_stuck(venue, phones, br
 
 @pytest.mark.parametrize("lang", ["sk", "cs", "en"])
 def test_public_standings_fit_a_360px_phone_and_find_ones_row(live_server, browser, lang):
-    """Issue 8.6: rank, name, points and money in one row without sideways scrolling or anything cut
+    """Rank, name, points and money in one row without sideways scrolling or anything cut
     at the right edge (the SEM-B9 cut's badge sits under the name); the name links
     to the player's details; 'find my row' jumps to the start number's row."""
     from tests.helpers import make_tournament, play_round

@@ -1,4 +1,4 @@
-"""Issue 8: the table page is installable — Chromium reads its web app manifest
+"""The table page is installable — Chromium reads its web app manifest
 without errors (CDP Page.getAppManifest), and the service worker still runs."""
 from __future__ import annotations
 

@@ -277,7 +277,7 @@ def test_offline_the_sheet_waits_in_the_outbox_and_goes_when_back(venue, phones)
     assert page.evaluate("performance.getEntriesByType('navigation')[0].transferSize") == 0
     ph.enter(["15", "9,50", "5,50"])
     players = venue.tables[0]
-    expect(page.locator("#pin-offline")).to_be_visible()  # issue 8.3: said before anybody signs
+    expect(page.locator("#pin-offline")).to_be_visible()  # Said before anybody signs
     # PINs cannot be checked now: the server checks them on arrival (the second player mistypes)
     ph.sign_all(players, {**venue.pins, players[1]: "0000" if venue.pins[players[1]] != "0000" else "1111"})
     expect(ph.status()).to_contain_text("Signed — waiting to send")
@@ -290,7 +290,7 @@ def test_offline_the_sheet_waits_in_the_outbox_and_goes_when_back(venue, phones)
     expect(ph.status()).to_contain_text("Signed — waiting to send")
     assert len(ph.outbox()) == 1
 
-    # issue 8.4: the phone says it is offline, and that "send now" waits for the Wi-Fi
+    # The phone says it is offline, and that "send now" waits for the Wi-Fi
     expect(page.locator("#net-badge")).to_be_visible()
     page.locator("#send-now").click()
     expect(page.locator("#send-offline")).to_have_text(
@@ -298,7 +298,7 @@ def test_offline_the_sheet_waits_in_the_outbox_and_goes_when_back(venue, phones)
 
     venue.proxy.down = False
     ph.context.set_offline(False)  # `online`: the page sends at once
-    # issue 8.3: the mistyped PIN does not bounce back to a phone whose players may have gone: the
+    # The mistyped PIN does not bounce back to a phone whose players may have gone: the
     # sheet goes to the referee as a case, with the drawn signatures
     expect(ph.status()).to_contain_text(f"The PIN of start number {players[1]} did not match")
     expect(ph.status()).to_have_class(re.compile(r"\bis-referee\b"))

@@ -107,7 +107,7 @@ def test_offline_only_the_outbox_entry_holds_the_pins_until_the_sheet_is_sent(ve
 
 
 def test_an_offline_wrong_pin_goes_to_the_referee_and_leaves_no_pin_on_the_phone(venue, phones):  # noqa: F811
-    """Issue 8.3: a sheet signed offline whose PIN is wrong is not bounced back to the table (its players
+    """A sheet signed offline whose PIN is wrong is not bounced back to the table (its players
     may have gone): the server keeps it for the referee, and the phone drops every PIN with the answer."""
     ph = phones()
     ph.open(venue.sheet_url(3))

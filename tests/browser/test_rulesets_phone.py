@@ -1,4 +1,4 @@
-"""The phone score sheet for rule sets other than SEM (issue 9) in Chromium at 360 px: what the page
+"""The phone score sheet for rule sets other than SEM in Chromium at 360 px: what the page
 takes comes from the server (result kind, unit, table total, table size, who keeps the sheet), the
 points and the rule set's checks from POST /api/v1/preview.
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from tests.browser.test_referee import venue  # noqa: F401 (fixture)
 from webapp.services import table_codes
 from webapp.views.operator.qr import qr_svg
-from webapp.views.table import sheet_url
+from webapp.views.shared import sheet_url
 
 pytestmark = pytest.mark.browser
 

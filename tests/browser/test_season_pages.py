@@ -1,4 +1,4 @@
-"""The public season pages of the federation server (issue 12) in Chromium at 360 px and
+"""The public season pages of the federation server in Chromium at 360 px and
 1280 px: rank, name and points on one row without sideways scrolling, the tabs, CSV and
 print links work, and no CSP violation (the conftest fails the test on one)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 8 end to end: a 3-round SEM tournament of 45 players (15 tables a round).
+"""End to end: a 3-round SEM tournament of 45 players (15 tables a round).
 
 The operator's results desk is a real page at 1280 px that is never reloaded
 while a round is played; the referee decides on a real 360 px phone. Most
@@ -134,7 +134,7 @@ class Referee:
         expect(page.locator(".flash-success")).to_contain_text(f"Case {case} approved")
 
 
-def test_issue8_a_45_player_tournament_over_three_rounds_leaves_no_table_stuck(live_server, browser, phones):
+def test_a_45_player_tournament_over_three_rounds_leaves_no_table_stuck(live_server, browser, phones):
     url, app = live_server
     app.config["LISTOK_DRAFT_SEND_AFTER"] = 2  # the winner's phone's head start, short for the test
     make_user(app, "operator", "secret-pass")

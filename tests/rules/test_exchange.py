@@ -209,7 +209,7 @@ def test_unknown_ruleset():
 
 
 def test_smu_2_an_sem_file_read_as_smu_fails_the_zero_total():
-    """The other rule sets are implemented (issue 9): SMU tables total 0 Kč (SMU-2)."""
+    """The other rule sets are implemented: SMU tables total 0 Kč (SMU-2)."""
     d = base()
     d["ruleset"] = "smu"
     assert error(d) == "poprad.json: round 1, table 1: the sums total 30.00, the table total must be 0.00"

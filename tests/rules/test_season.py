@@ -152,7 +152,7 @@ def test_sem_b3a_substitute_seated_in_round_1_counts_as_present_at_the_draw():
 
 
 def test_sem_b3a_duty_fixed_at_round_1_a_later_substitute_does_not_count():
-    """Issue 10 point 3: 12 present at the draw, a substitute joins after round 1
+    """12 present at the draw, a substitute joins after round 1
     (and a player withdraws): the club does not nominate, at the final neither."""
     members = club_field("MK Nitra", 12) + [replace(player(13, "sub", "MK Nitra", status="substitute"),
                                                     substitute_for=5, from_round=3)]

@@ -220,7 +220,7 @@ def test_sem_d5_substitute_takes_the_seat_of_a_withdrawn_player():
 
 
 def test_sem_d1b_remaining_player_keeps_the_seat_and_freed_seats_are_filled_by_position():
-    """Issue 10 point 4 (SEM-D1b, B6 "each keeps their position"): the freed seats
+    """SEM-D1b, B6 ("each keeps their position"): the freed seats
     are filled by dissolving one incomplete table; nobody who stays keeps a
     different position, and of the movers as many as possible keep theirs."""
     # table 2: 7 and 10 disqualified (2 gets 5 points); the organiser withdraws 12
@@ -349,7 +349,7 @@ def test_sem_b7_three_of_one_club():
 
 
 def test_sem_b7_conflict_at_the_last_table_resolved_by_moving_a_player_up():
-    """Issue 10 point 11: nobody below the last table, but the field allows the club
+    """Nobody below the last table, but the field allows the club
     rule: 8 moves up to table 2, the fewest places it can."""
     d = draw(standings_t(9, {8: "A", 9: "A"}), 3)
     assert seats(d) == [[1, 2, 3], [4, 5, 8], [6, 7, 9]]
@@ -504,7 +504,7 @@ def test_sem_b9_cut_field_not_divisible_by_3_is_refused():
 
 
 def test_sem_b9_cut_of_11_on_7_points_says_withdraw_2_never_add():
-    """Issue 10 point 7: 11 candidates all on >= 7 points cannot be topped up."""
+    """11 candidates all on >= 7 points cannot be topped up."""
     t = cut_t([9, 9, 9, 8, 8, 8, 7, 7, 7, 7, 7, 5], events=[Event("withdrawn", 12, after_round=3)])
     with pytest.raises(DrawError) as e:
         draw(t, 4)
@@ -549,7 +549,7 @@ def test_sem_b11_round6_no_club_rule_flags():
     # round 5 with the same field applies the club rule
     t5 = cut_t([20, 19, 18, 17, 16, 15, 3, 2, 1], clubs=clubs)
     t5.rounds.append(round_of(4, [(1, 3, 4), (2, 5, 6)]))
-    # 5 and 6 at the last table, nobody below: the club rule still finds a seating (issue 10)
+    # 5 and 6 at the last table, nobody below: the club rule still finds a seating
     d5 = draw(t5, 5)
     assert seats(d5) == [[1, 3, 5], [2, 4, 6]] and flagged(d5) == []
 

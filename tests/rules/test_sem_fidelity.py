@@ -1,4 +1,4 @@
-"""Issue 10: SEM to the letter — no inconsistent tournament accepted silently,
+"""SEM to the letter — no inconsistent tournament accepted silently,
 every rule applied where it happens (engine side, no app)."""
 from __future__ import annotations
 
@@ -305,7 +305,7 @@ def _free_positions_exist(d, clubs) -> bool:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 5), st.integers(2, 4), st.integers(0, 10 ** 6))
 def test_sem_b7_property_few_large_clubs_no_same_club_table_when_a_free_seating_exists(n_tables, n_clubs, seed):
-    """Issue 10 point 11: random fields with few, large clubs; whenever a seating
+    """Random fields with few, large clubs; whenever a seating
     without two players of one club exists for a round 1-5 (exact search), the
     draw has no same-club table (SEM-B2, B6, B7, B9, B10)."""
     rng = random.Random(seed)

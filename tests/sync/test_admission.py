@@ -1,4 +1,4 @@
-"""Issue 11: admission control of the phones' writes (webapp/admission.py), on SQLite and PostgreSQL."""
+"""Admission control of the phones' writes (webapp/admission.py), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from sqlalchemy import func, select

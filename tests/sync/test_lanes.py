@@ -1,4 +1,4 @@
-"""Issue 11: `listok serve`'s two lanes (webapp/lanes.py): the phones' writes wait in
+"""`listok serve`'s two lanes (webapp/lanes.py): the phones' writes wait in
 a queue of their own, readers are answered meanwhile, and a write arriving
 behind more than admission's budget is answered busy at once with its ticket."""
 from __future__ import annotations

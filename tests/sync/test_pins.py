@@ -584,7 +584,7 @@ def test_a_replay_evaluates_no_pin_and_waits_for_no_writer(app, client, tid, tab
 
 
 def test_a_phone_sheet_reads_its_players_with_the_statement_that_holds_them(app, client, tid, table1):
-    """Issue 11: the table's players are loaded by the UPDATE … RETURNING that takes their rows
+    """The table's players are loaded by the UPDATE … RETURNING that takes their rows
     (step 1 of the lockout rule), not by a SELECT before it; a locked player is read apart, not
     held, and the sheet is refused with the lock (423)."""
     from tests.helpers import signed_submission, sql_statements
@@ -643,7 +643,7 @@ def test_a_proof_stands_for_the_pin_and_an_empty_pin_without_one_is_asked_again(
 
 
 def test_a_sheet_signed_with_a_pin_issued_during_the_round_goes_to_the_referee(app, client, tid, table1):
-    """Issue 7: an operator re-issuing players' PINs mid-round cannot make a
+    """An operator re-issuing players' PINs mid-round cannot make a
     sheet "signed" by them count; the referee sees who issued which PIN when."""
     issued, players = table1
     with app.app_context():

@@ -111,7 +111,7 @@ def test_a_replay_is_one_read_on_a_connection_of_its_own(app, client, game, tmp_
 
 
 def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
-    """A sheet or a table poll reads its own round and table in one statement (issue 11), not the
+    """A sheet or a table poll reads its own round and table in one statement, not the
     tournament's earlier rounds: the cost of a sheet does not grow as the tournament goes on."""
     tid = make_tournament(app, 9)
     pins = issue_pins(app, tid)

@@ -1,4 +1,4 @@
-"""Phone sheets written together (webapp/sync/together.py, sheets.submit_together; issue 11):
+"""Phone sheets written together (webapp/sync/together.py, sheets.submit_together):
 each sheet checked, chained and answered exactly as alone, the transaction's fixed work once."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The admin's accounts page and `listok create-user --role` (issue 7 point 10)."""
+"""The admin's accounts page and `listok create-user --role`."""
 from __future__ import annotations
 
 import os
@@ -80,7 +80,7 @@ def test_the_last_admin_cannot_lock_everyone_out(app):
 
 
 def test_server_admin_moves_an_account_between_venues(app):
-    """Issue 12 tenancy: the server's admin sets an account's venue from a select of venues; the account's
+    """Tenancy: the server's admin sets an account's venue from a select of venues; the account's
     assignments to the old venue's tournaments go, its sessions end, the move is in the server log; a
     venue that does not exist is named as the wrong field; the only admin of the whole server cannot
     join a venue (nobody would manage every account)."""

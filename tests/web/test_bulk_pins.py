@@ -1,4 +1,4 @@
-"""Issue 11: PIN slips for everybody are issued in short transactions, so a
+"""PIN slips for everybody are issued in short transactions, so a
 second desk (or a phone's sheet) writes between the batches, on SQLite and PostgreSQL."""
 from __future__ import annotations
 

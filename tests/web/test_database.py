@@ -1,11 +1,10 @@
 """PostgreSQL's pooled connections (webapp/database.py): pinged after a rest, not per request."""
 from __future__ import annotations
 
-import os
-
 import pytest
 from sqlalchemy import create_engine, text
 
+from tests.pgschema import postgresql_url
 from webapp import database
 from webapp.config import normalise_database_url
 from webapp.extensions import db
@@ -23,7 +22,7 @@ def test_a_rested_connection_the_server_ended_is_replaced_and_one_in_use_is_not_
         with engine.connect() as conn:
             pid = conn.execute(text("SELECT pg_backend_pid()")).scalar()
         # back in the pool, it rests; meanwhile the database server ends it (a restart, an idle timeout)
-        admin = create_engine(normalise_database_url(os.environ["TEST_DATABASE_URL"]), isolation_level="AUTOCOMMIT")
+        admin = create_engine(normalise_database_url(postgresql_url()), isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
             assert conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar()
         admin.dispose()

@@ -1,5 +1,5 @@
-"""Discipline that changes a counted result is referee-approved (issue 7,
-promise 1): an operator's (or an admin's) disqualification at a table whose
+"""Discipline that changes a counted result is referee-approved
+(promise 1): an operator's (or an admin's) disqualification at a table whose
 sheet counts, directly or through a red card / second yellow, also a red card
 after the round closed (SEM-D1c), is a "discipline" case; a referee of the
 tournament applies it directly. What changes no counted result stays direct."""

@@ -1,4 +1,4 @@
-"""The federation server (issue 12) on SQLite and PostgreSQL: a season of 12 generated SEM
+"""The federation server on SQLite and PostgreSQL: a season of 12 generated SEM
 tournaments pushed from three venues (one twice, one tampered on the way), the season tables
 and the rating list equal to `listok season` / `listok rating` on the same files, a ČSM season
 equal to `listok season --strike 2`, and the registration checks at a venue from the

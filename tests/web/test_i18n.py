@@ -253,7 +253,7 @@ def _urls(app, tids) -> list[str]:
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the words do not depend on the database
 @pytest.mark.parametrize("lang", ["sk", "cs", "ru"])
 def test_every_page_renders_without_english_in_slovak_czech_and_russian(app, venue, lang):
-    """Issue 8 (and issue 9 for Russian, TH-6): every page of the app (operator, referee, public, the table page,
+    """In every language (Russian too, TH-6): every page of the app (operator, referee, public, the table page,
     sign-in, with a tournament in each state), the extensions' messages (Flask-Login,
     WTForms) and the objection-window step render with no English word and no raw value
     ("round-1", "standings": where a published head was shown, on the record check)."""

@@ -1,4 +1,4 @@
-"""Issue 8: the live results desk (8.1), a way forward for every table (8.2),
+"""The live results desk (8.1), a way forward for every table (8.2),
 offline PINs that become referee cases (8.3) and the table state a phone polls (8.4)."""
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_offline_wrong_pin_goes_to_the_referee_not_back_to_the_phone(app, client
     with app.app_context():
         sheet = db.session.get(Sheet, case.sheet_id)
         assert sheet.status == "accepted"
-    # issue 8.6: the referee's decided list says which sheet counts
+    # The referee's decided list says which sheet counts
     assert f"counts: version {sheet.version}, receipt {sheet.receipt}" in text(client.get("/referee/"))
 
 

@@ -1,5 +1,5 @@
 """POST /api/v1/preview (docs/SYNC.md): the points, SB, keeper and refusals the server computes for
-results being typed on a phone, stored nowhere — so the page copies no rule set's rules (issue 9)."""
+results being typed on a phone, stored nowhere — so the page copies no rule set's rules."""
 from __future__ import annotations
 
 from sqlalchemy import func, select

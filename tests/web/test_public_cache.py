@@ -1,4 +1,4 @@
-"""Issue 11: cacheable public pages (webapp/caching.py) on SQLite and PostgreSQL —
+"""Cacheable public pages (webapp/caching.py) on SQLite and PostgreSQL —
 no cookie, session or CSRF token for an anonymous visitor, strong ETags from the
 public version checked before anything is rendered, the running round's phone
 sheets leave the published pages' ETags alone, content-hashed static files."""
@@ -122,7 +122,7 @@ def test_a_running_round_phone_sheet_leaves_the_standings_etag_and_a_closed_roun
 
 def test_a_players_page_follows_a_referees_rejection_that_moves_no_version(app, client, venue):
     """A rejected sheet moves the chain, not the version: the players' shared read of the
-    tournament (views/public/standings.VIEWS) is keyed by both, like a 304."""
+    tournament (views/shared.VIEWS) is keyed by both, like a 304."""
     from webapp.models import Case
     from webapp.services import cases
 

@@ -52,7 +52,7 @@ def test_a_version_bump_alone_reuses_the_rendered_table(app, op):
     from webapp.extensions import db
     from webapp.models import Tournament
     from webapp.services.common import bump
-    from webapp.views.public.standings import TABLES
+    from webapp.views.shared import TABLES
 
     tid = make_tournament(app, 9)
     play_round(app, tid, seed=1)

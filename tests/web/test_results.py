@@ -134,7 +134,7 @@ def test_save_table_htmx_returns_table_and_progress(app, op):
     assert r.status_code == 200
     assert 'data-saved="1"' in body and 'id="table-1"' in body
     assert 'hx-swap-oob="true"' in body and "Tables in: 1 / 3" in body
-    # the round's state counts come along: "waiting: 2" without a reload (issue 8.1)
+    # the round's state counts come along: "waiting: 2" without a reload
     counts = re.search(r'<p class="desk-counts-line" id="desk-counts"[^>]*hx-swap-oob="true">(.*?)</p>', body, re.S)
     assert counts and re.search(r'data-state="waiting">[^<]*<b>2</b>', counts.group(1)), body
     [s] = sheets(app)
@@ -431,7 +431,7 @@ def test_player_page_seat_results_place_and_chart(app, anon):
 
 def test_standings_and_projector_queries_do_not_grow_with_the_field(app, op):
     """No N+1: the pages load the tournament in a fixed number of queries (the
-    projector too: it once asked each table for its sheets, issue 11)."""
+    projector too: it once asked each table for its sheets)."""
     counts = []
     for n in (9, 27):
         tid = make_tournament(app, n, name=f"T{n}")
@@ -483,7 +483,7 @@ def test_the_engine_view_renders_a_running_round_as_the_orm_does(app, monkeypatc
 
 
 def test_the_engine_view_reads_no_pin_and_nothing_players_signed(app):
-    """What the public pages keep in process memory (views/public/standings.VIEWS) holds no PIN
+    """What the public pages keep in process memory (views/shared.VIEWS) holds no PIN
     verifier and no signature, and none of what no public page shows."""
     tid = make_tournament(app, 27)
     issue_pins(app, tid)
@@ -941,7 +941,7 @@ def test_desk_works_with_csrf_on(app, op):
 
 def test_public_standings_cached_per_version(app, anon):
     """A cached standings page never outlives a change: every change bumps the version."""
-    from webapp.views.public.standings import STANDINGS
+    from webapp.views.shared import STANDINGS
 
     tid = make_tournament(app, 9)
     play_round(app, tid, seed=1)

@@ -1,4 +1,4 @@
-"""Every route × role × a foreign object (issue 7 point 10): every endpoint of
+"""Every route × role × a foreign object: every endpoint of
 the url_map, GET and POST, with its path filled with objects of tournament A,
 called as a visitor, as the operator and the referee of tournament B, as the
 operator and the referee of A and as the admin. No call by someone without the
@@ -72,7 +72,7 @@ def allowed(endpoint: str, role: str) -> bool:
         return True
     if endpoint in SERVER_ADMIN_ONLY:
         return False
-    if role == "admin_b":  # the admin of venue B (issue 12 tenancy): nothing of venue A
+    if role == "admin_b":  # the admin of venue B: nothing of venue A
         return endpoint in ADMIN_OWN_VENUE or endpoint in OPERATOR_DESK or endpoint == "referee.queue"
     if endpoint.startswith("admin."):
         return False
@@ -262,7 +262,7 @@ def test_only_the_server_admin_moves_an_account_between_venues(app, world):
     assert clients["admin_b"].get(f"/admin/user/{own}").status_code == 404
 
 
-# --------------------------------------------------------------------------- the federation server (issue 12)
+# --------------------------------------------------------------------------- the federation server
 
 FED_ROLES = ("anonymous", "operator_a", "staff_b", "staff_a", "admin")
 FED_OWN = {"federation.index", "federation.create_season", "federation.create_venue"}  # in one's own federation

@@ -1,4 +1,4 @@
-"""Issue 9 on the venue server beyond the first pass: the engine's refusals in the
+"""The rule sets on the venue server beyond the first pass: the engine's refusals in the
 user's language, the referee flow and corrections per rule set, the final report and
 CSV per rule set, and Thousand's frozen table, late entry and lot (TH-4, TH-5)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every rule set run end to end on the venue server (issue 9): creation, draw with
+"""Every rule set run end to end on the venue server: creation, draw with
 tables of 3 and 4, printed sheets, desk entry in the rule set's shape, a table of
 four signed on its phone, standings, projector, export → `listok standings`."""
 from __future__ import annotations

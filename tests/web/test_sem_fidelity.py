@@ -1,4 +1,4 @@
-"""Issue 10 on the server: every SEM rule applied where the event happens."""
+"""SEM to the letter on the server: every SEM rule applied where the event happens."""
 from __future__ import annotations
 
 import json
@@ -25,8 +25,8 @@ def _table_of(r, s):
 
 
 def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
-    """Issue 10 point 2: the table-mates get 4 + 4 / 5 + 3 and +1 EUR once a
-    referee approves it (issue 7: from an operator the card is a case first)."""
+    """The table-mates get 4 + 4 / 5 + 3 and +1 EUR once a
+    referee approves it (from an operator the card is a case first)."""
     from webapp.models import Case, Event
     from webapp.services import cases, chain
 
@@ -82,7 +82,7 @@ def test_sem_d1c_card_refused_while_the_player_sits_in_a_later_round(app):
 
 
 def test_sem_b3a_nomination_duty_fixed_and_stored_when_round_1_is_drawn(app):
-    """Issue 10 point 3: 12 present at the draw; a substitute added later does not
+    """12 present at the draw; a substitute added later does not
     make the club nominate at the final."""
     tid = make_tournament(app, 27, clubs=6)
     with app.app_context(), force_locale("en"):
@@ -108,7 +108,7 @@ def test_sem_b3a_nomination_duty_fixed_and_stored_when_round_1_is_drawn(app):
 
 
 def test_sem_c11_desk_refuses_impossible_sums_also_when_the_total_is_wrong(app):
-    """Issue 10 point 5: 60 / -20 / -5 is not stored as 55 / -20 / -5."""
+    """60 / -20 / -5 is not stored as 55 / -20 / -5."""
     tid = make_tournament(app, 9)
     with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
@@ -149,7 +149,7 @@ def test_sem_c5_desk_preview_says_tied_winners_share_the_difference(app):
 
 
 def test_sem_c10_disqualified_table_of_a_closed_round_can_be_corrected(app):
-    """Issue 10 point 6: the preview computes SEM-D1c values from the real sums."""
+    """The preview computes SEM-D1c values from the real sums."""
     tid = make_tournament(app, 27)
     with app.app_context(), force_locale("en"):
         t = db.session.get(Tournament, tid)
@@ -187,7 +187,7 @@ def test_sem_c10_disqualified_table_of_a_closed_round_can_be_corrected(app):
 
 
 def test_sem_b2_import_of_a_file_with_a_missing_table_is_refused(app):
-    """Issue 10 point 1: the server's import stores rounds as closed, so it refuses."""
+    """The server's import stores rounds as closed, so it refuses."""
     d = json.loads(R3.read_text(encoding="utf-8"))
     d["rounds"][0]["tables"].pop()
     with app.app_context(), force_locale("en"):
@@ -197,7 +197,7 @@ def test_sem_b2_import_of_a_file_with_a_missing_table_is_refused(app):
 
 
 def test_sem_b9_web_message_for_a_cut_that_cannot_fill_tables(app):
-    """Issue 10 point 7: says 'advancing' and never 'add'."""
+    """Says 'advancing' and never 'add'."""
     with app.test_request_context("/?lang=en"), force_locale("en"):
         text = rounds.draw_error_text(cut_seating_error(4, 11))
     assert text.startswith("Round 4: 11 advancing players cannot be seated")

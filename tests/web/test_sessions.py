@@ -1,4 +1,4 @@
-"""Sign-in that holds and ends (issue 7 point 5): sessions and "stay signed in"
+"""Sign-in that holds and ends: sessions and "stay signed in"
 cookies die at sign-out and password change, a fresh session at sign-in,
 Secure cookies over HTTPS and behind a trusted proxy only."""
 from __future__ import annotations

@@ -108,7 +108,7 @@ def test_add_player_with_surname_and_first_name_fields(app, op):
     with app.app_context():
         (p,) = tournament(app, tid).players
         assert p.name == "Novák Jan"
-    from webapp.views.table import split_name
+    from webapp.views.shared import split_name
 
     assert split_name("Novák Jan") == ("Novák", "Jan")
     again = text(op.get(r.headers["Location"]))
@@ -436,7 +436,7 @@ def test_import_a_tournament_file_and_export_it_again(app, op):
     exported = op.get(f"/operator/t/{tid}/export.json")
     assert exported.status_code == 200 and "attachment" in exported.headers["Content-Disposition"]
     back = exchange.loads(exported.data, "export")
-    assert back.extra.pop("id") == uid  # the stable id (issue 12)
+    assert back.extra.pop("id") == uid  # the stable id
     assert back == exchange.loads(raw, "export")
 
 

@@ -1,4 +1,4 @@
-"""A signed or counted sheet is final (issue 7.1): the desk never replaces it,
+"""A signed or counted sheet is final: the desk never replaces it,
 a desk entry for such a table is a SEM-C4 correction the referee decides, a
 SEM-C10 correction is a proposal a referee approves, an operator account
 cannot decide cases, and no service ever changes a stored sheet's content."""

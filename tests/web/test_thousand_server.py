@@ -1,4 +1,4 @@
-"""Issue 9 on the venue server: the final report per rule set, and Thousand's late entry,
+"""Thousand and the other rule sets on the venue server: the final report per rule set, and Thousand's late entry,
 withdrawal with a frozen table of two, the recorded lot, the lot's seed and the final
 (TH-2, TH-4, TH-5), each checked against `listok standings` of the exported file."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stable tournament ids (issue 12): every tournament has one, the file carries it
+"""Stable tournament ids: every tournament has one, the file carries it
 as the top-level `id`, and a second copy is refused unless replaced explicitly."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 8: the web app manifest on every page, the sign-in link, Flask-Login's
+"""The web app manifest on every page, the sign-in link, Flask-Login's
 message in the UI language, PIN slips in the players' languages, the CSV header
 example, and the dashboard's word on the phones' offline mode."""
 from __future__ import annotations

@@ -33,7 +33,7 @@ from .ruleset import RuleSet
 
 
 def check(t: Tournament, rs: RuleSet, source: str) -> None:
-    from .exchange import ExchangeError
+    from .errors import ExchangeError
     from .seating import eligible_field
     from .standings import field_status
 
@@ -118,7 +118,7 @@ def _check_split(t: Tournament, rs: RuleSet, rnd, status, fail) -> None:
     those leavers, each table at most its size in that split; a frozen table
     needs such a leaver."""
     from .ruleset import NoSplit
-    from .seating import entry_round
+    from .field import entry_round
 
     r = rnd.number
     tables = sorted(rnd.tables, key=lambda tr: tr.table)

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from .model import PremiumGame, Tournament
 from .ruleset import Problem, RuleSet, register, split_field
-from .standings import PlayerStats
+from .standings import PlayerStats, shared_ranks
 
 PREMIUM_LINE = 50  # CSM-3: games worth this many PB or more get a line on the sheet
 SIGNATURES = 3  # CSM-3 interpretation: the players of the deal (the pausing dealer may sign too)
@@ -40,18 +40,6 @@ class CsmStats(PlayerStats):
     @property
     def sb(self) -> int:
         return self.zb + self.pb
-
-
-def shared_ranks(keys: list[tuple]) -> list[int]:
-    """Places 1, 2, 2, 4 …: equal keys share the place, the next place is skipped."""
-    order = sorted(range(len(keys)), key=lambda i: keys[i])
-    places = [0] * len(keys)
-    for pos, i in enumerate(order):
-        if pos and keys[order[pos - 1]] == keys[i]:
-            places[i] = places[order[pos - 1]]
-        else:
-            places[i] = pos + 1
-    return places
 
 
 class CSM(RuleSet):

@@ -20,6 +20,9 @@ written as JSON numbers: an int when integral, otherwise the shortest float
 10/3 cannot be written exactly). `corrections`, unknown top-level keys
 (`Tournament.extra`) and unknown keys of events are kept as read and written
 back exactly; unknown keys inside players and tables are ignored.
+
+One file because reading and writing are two halves of one format that must stay
+symmetrical: the shared helpers, then "reading" (the `_Reader`), then "writing".
 """
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ from datetime import date as _date
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from .model import CENT, STATUSES, Event, Player, Round, TableResult, Tournament
+from .errors import ExchangeError
+from .model import CENT, STATUSES, Event, Player, Round, TableResult, Tournament, json_number, money_text
 from .ruleset import REGISTRY, RuleSet, UnknownRuleSet, get_ruleset
 
 FORMAT = "listok-tournament/1"
@@ -46,49 +50,7 @@ _MAX_INT = 10**9
 _MAX_VERBATIM = 100  # numbers in audit and unknown data: a wider range, still writable exactly
 
 
-class ExchangeError(ValueError):
-    """A tournament file that cannot be used; str() is one line."""
-
-    def __init__(self, detail: str, source: str = "<string>", round: int | None = None,
-                 table: int | None = None, where: str | None = None):
-        self.detail = " ".join(str(detail).splitlines())
-        self.source = source
-        self.round = round
-        self.table = table
-        self.where = where
-        loc = []
-        if round is not None:
-            loc.append(f"round {round}")
-        if table is not None:
-            loc.append(f"table {table}")
-        if where:
-            loc.append(where)
-        parts = [str(source)] + ([", ".join(loc)] if loc else []) + [self.detail]
-        super().__init__(" ".join(": ".join(parts).splitlines()))
-
-
 # --- small helpers shared with report.py ------------------------------------------
-
-def money_text(value: Decimal) -> str:
-    return f"{Decimal(value).quantize(CENT):.2f}"
-
-
-def json_number(value) -> int | float:
-    """An exact number as a JSON number: int when integral, else the shortest float."""
-    if isinstance(value, bool):
-        raise TypeError("not a number")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return int(value)
-        return float(value)
-    if isinstance(value, Decimal):
-        if value == value.to_integral_value():
-            return int(value)
-        return float(value)
-    return value
-
 
 def _show(value) -> str:
     """A user value quoted for a one-line message."""

@@ -122,3 +122,24 @@ class Tournament:
 
     def rounds_upto(self, k: int) -> list[Round]:
         return [r for r in self.rounds if r.number <= k]
+
+
+def money_text(value: Decimal) -> str:
+    return f"{Decimal(value).quantize(CENT):.2f}"
+
+
+def json_number(value) -> int | float:
+    """An exact number as a JSON number: int when integral, else the shortest float."""
+    if isinstance(value, bool):
+        raise TypeError("not a number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return int(value)
+        return float(value)
+    if isinstance(value, Decimal):
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    return value

@@ -57,7 +57,7 @@ BRIEF_KEYS = ("place", "start_no", "name", "club", "points", "money", "tie")
 def standings_report(t: Tournament, after_round: int | None = None, *, brief: bool = False) -> dict:
     """`brief`: what the hall screen shows (the rows' BRIEF_KEYS and `after_round`), without what
     only the full report needs (whether the tournament is over, its tournament points, each row's
-    sums and records, the clubs): a fifth of the projector's Python calls once a round closes. A rule
+    sums and records, the clubs), which the projector need not compute once a round closes. A rule
     set with a report of its own gives it whole."""
     rs = get_ruleset(t.ruleset)
     k = _check_after_round(t, after_round)
@@ -146,7 +146,14 @@ def season_report(tournaments, best: int | None = None, strike: int | None = Non
                           "tournaments of one rule set")
     require_final(tournaments)
     rs = get_ruleset(codes[0] if codes else "sem")
-    return rs.season_report(tournaments, best, strike)
+    answer = rs.season_report(tournaments, best, strike)
+    if answer is None:
+        from .season import placement_season_report
+
+        if strike is not None:
+            raise ValueError(f"--strike applies to the rule set 'csm', not '{rs.code}'")
+        answer = placement_season_report(tournaments, best if best is not None else 11)
+    return answer
 
 
 def sem_season_report(tournaments, best: int = 11) -> dict:

@@ -250,13 +250,10 @@ class RuleSet:
         """The `listok standings` answer where its shape is the rule set's own (EXCHANGE.md)."""
         return None
 
-    def season_report(self, tournaments, best: int | None = None, strike: int | None = None) -> dict:
-        """The `listok season` answer for final tournaments of this rule set."""
-        from .season import placement_season_report
-
-        if strike is not None:
-            raise ValueError(f"--strike applies to the rule set 'csm', not '{self.code}'")
-        return placement_season_report(tournaments, best if best is not None else 11)
+    def season_report(self, tournaments, best: int | None = None, strike: int | None = None) -> dict | None:
+        """The `listok season` answer where the rule set has a season table of its own; None:
+        the placement table (`season.placement_season_report`, which `report.season_report` makes)."""
+        return None
 
     def expected_total(self, n_players: int) -> Decimal | None:
         """The exact table total a sheet must show, or None if the rule set has none."""

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Collection, Iterable, Mapping, Sequence
 
 from .model import Player, Tournament
-from .standings import Standing, standings
+from .standings import Standing, shared_ranks, standings
 
 # SEM-A3: bonus points of places 1..50 (places 21-50 get 30 down to 1).
 BONUS: tuple[int, ...] = (
@@ -407,7 +407,7 @@ def placement_season_report(tournaments: Sequence[Tournament], best: int = 11) -
     points of all their players over all tournaments, then table points, then
     the club name. Rows as SEM-A4/A5; `money` is `score` where the rule set
     has no money (Thousand)."""
-    from .exchange import json_number, money_text
+    from .model import json_number, money_text
     from .ruleset import get_ruleset
 
     results: dict[str, list[tuple]] = {}
@@ -466,8 +466,6 @@ def csm_season_report(tournaments: Sequence[Tournament], strike: int = 0) -> dic
     members' SB summed (ZB, PB likewise); teams are ranked by SB, then ZB,
     equal teams sharing the place, and get team BP = number of teams - place + 1.
     """
-    from .csm import shared_ranks
-
     if strike < 0:
         raise ValueError("--strike must not be negative")
     ordered = chronological(tournaments)

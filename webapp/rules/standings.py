@@ -169,3 +169,15 @@ def standings(t: Tournament, after_round: int | None = None, rs: RuleSet | None 
         )
         result.append(Standing(i + 1, players[s], st, stage, "start number" if tied else None))
     return rs.settle_ties(t, result)
+
+
+def shared_ranks(keys: list[tuple]) -> list[int]:
+    """Places 1, 2, 2, 4 …: equal keys share the place, the next place is skipped."""
+    order = sorted(range(len(keys)), key=lambda i: keys[i])
+    places = [0] * len(keys)
+    for pos, i in enumerate(order):
+        if pos and keys[order[pos - 1]] == keys[i]:
+            places[i] = places[order[pos - 1]]
+        else:
+            places[i] = pos + 1
+    return places

@@ -2,7 +2,7 @@
 
 `seating.draw` hands over to `draw_tables` whenever a rule set's tables are not
 all of three; the field (who may be seated), the standings order and the
-`Draw` it returns are seating's own. By `rs.round_kind(n)`:
+`Draw` it returns are the `field` module's, which both share. By `rs.round_kind(n)`:
 
 - 'rating': the field split by `rs.table_split` (SMU-1, CSM-1, TH-1; refused
   with the rule set's message when no split exists), and the rating list L
@@ -31,8 +31,7 @@ from typing import Callable, Sequence
 
 from .model import Tournament
 from .ruleset import NoSplit, RuleSet
-from .seating import (SAME_CLUB, Draw, DrawError, SeatedTable, _standings_order, eligible_field,
-                      rating_order)
+from .field import SAME_CLUB, Draw, DrawError, SeatedTable, eligible_field, rating_order, standings_order
 from .standings import field_status, standings
 
 REPEAT = "repeat"
@@ -94,7 +93,7 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
         random.Random(_seed(t)).shuffle(order)
         tables = consecutive(order, sizes)
     elif kind == "standings":
-        order = _standings_order(t, rs, n, field, ranking)
+        order = standings_order(t, rs, n, field, ranking)
         rank = {s: i for i, s in enumerate(order)}
         tables = consecutive(order, sizes)
         if club_rule or met:

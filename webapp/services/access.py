@@ -18,7 +18,7 @@ def is_server_admin(user) -> bool:
 
 
 def same_venue(user, tournament_venue_id: int | None) -> bool:
-    """Tenancy (issue 12): staff of a venue never reach another venue's tournaments
+    """Tenancy: staff of a venue never reach another venue's tournaments
     (nor one of no venue); staff of no venue, those of no venue."""
     return user.venue_id == tournament_venue_id or is_server_admin(user)
 
@@ -74,7 +74,7 @@ def set_assignments(user: User, tournament_ids_: set[int], actor: str = "") -> N
 
 
 def move_to_venue(user: User, venue_id: int | None) -> None:
-    """`user` now belongs to `venue_id` (issue 12 tenancy): assignments to another venue's
+    """`user` now belongs to `venue_id`: assignments to another venue's
     tournaments go, and so does every session (what the account may see changed)."""
     user.venue_id = venue_id
     venue = Tournament.venue_id.is_(None) if venue_id is None else Tournament.venue_id == venue_id

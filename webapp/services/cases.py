@@ -14,7 +14,6 @@ from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 
-from flask import abort
 from flask_babel import format_time, gettext as _
 from sqlalchemy import select, update
 from sqlalchemy.orm.attributes import set_committed_value
@@ -26,7 +25,7 @@ from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
 from . import chain_rows, discipline as discipline_service, pins as pin_service, results as results_service
 from . import sheets as sheet_service
-from .common import ServiceError, StaleError, audit, bump
+from .common import NotFoundError, ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
 KINDS = ("dispute", "correction", "negative-sum", "pin-reissued", "pin-mismatch", "discipline", "c10",
@@ -46,7 +45,7 @@ class QueueItem:
     case: Case
     tournament: Tournament
     age_seconds: int
-    won: Sheet | None = None  # a decided sheet case: the sheet that counts since (issue 8.6)
+    won: Sheet | None = None  # a decided sheet case: the sheet that counts since
 
 
 def queue(now: datetime | None = None, tournament_ids: set[int] | None = None) -> dict:
@@ -168,7 +167,7 @@ def _compare(a: SheetView, b: SheetView) -> None:
 def get_case(cid: int) -> Case:
     c = db.session.get(Case, cid)
     if c is None:
-        abort(404)
+        raise NotFoundError(f"case {cid}")
     return c
 
 
@@ -238,7 +237,7 @@ def pin_notes(c: Case) -> list[str]:
         notes.append(_("PIN of #%(no)d was issued at %(time)s by %(who)s, after the round started.",
                        no=x["start_no"], time=format_time(datetime.fromisoformat(x["issued_at"]), "HH:mm"),
                        who=x.get("issued_by") or "?"))
-    for x in (c.payload or {}).get("pin_failed") or []:  # signed offline (issue 8.3)
+    for x in (c.payload or {}).get("pin_failed") or []:  # signed offline
         notes.append(_("PIN of #%(no)d was locked after too many wrong PINs when the sheet arrived.", no=x["start_no"])
                      if x.get("locked") else _("PIN of #%(no)d did not match.", no=x["start_no"]))
     return notes
@@ -474,7 +473,7 @@ def reject(c: Case, actor: str, reason: str) -> Case:
 
 
 def report_window(t: Tournament, round_no: int | None = None, now: datetime | None = None) -> dict | None:
-    """The publication (results.publication) of round `round_no`, default the last
+    """The publication (rounds.publication) of round `round_no`, default the last
     closed round: when the 10 minutes for a discrepancy report end."""
     k = round_no if round_no is not None else results_service.last_closed(t)
     r = next((x for x in t.rounds if x.number == k), None)

@@ -12,6 +12,11 @@ fields changed, is written into the chain before the next entry of its
 tournament, and at the latest before the transaction commits (a session
 listener). A new sheet gets an entry of its own (`sheet.store`: its record
 and its content); its receipt is a prefix of that entry's hash.
+
+One file because appending, publishing and verifying share the canonical forms and
+the session listeners that keep the head (not yet split); its sections: canonical
+forms and labels, sheets as the chain records them, appending, published heads,
+verifying, a player checks a receipt.
 """
 from __future__ import annotations
 
@@ -191,8 +196,8 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
     With `hold`, its row waits for the next `now` entry, and both go in one statement (a
     phone sheet's two entries: one round trip less inside the tournament's lock); before
     commit at the latest (a rollback drops it with the rest). An entry inserted by the
-    table-level INSERT is returned as its row's values (no ORM object: a phone sheet's
-    entries cost a sixth of its CPU as AuditEntry objects), else as the AuditEntry added."""
+    table-level INSERT is returned as its row's values (no ORM object: AuditEntry
+    objects were a large part of a phone sheet's CPU), else as the AuditEntry added."""
     session = db.session()
     heads = session.info.setdefault(HEADS, {})
     if actor:

@@ -1,7 +1,6 @@
 """Helpers every service uses: loading with a clear 404, stale-version checks, audit."""
 from __future__ import annotations
 
-from flask import abort
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, select, update
 
@@ -22,10 +21,14 @@ class StaleError(ServiceError):
     pass
 
 
+class NotFoundError(LookupError):
+    """What was asked for does not exist: the app answers it as a 404 page (error_pages)."""
+
+
 def get_tournament(tid: int) -> Tournament:
     t = db.session.get(Tournament, tid)
     if t is None:
-        abort(404)
+        raise NotFoundError(f"tournament {tid}")
     return t
 
 
@@ -53,7 +56,7 @@ def bump(t: Tournament, public: bool = True) -> None:
     values = {"version": seen + 1, **chain.unwritten_head(db.session, t.id)}  # the chain's head in the same UPDATE
     if public:  # `public=False`: a change no public page shows (a phone sheet of the running round)
         values["public_version"] = _TOURNAMENT.c.public_version + 1
-    # a table-level UPDATE: the ORM's bulk-update path would cost a phone sheet half a millisecond
+    # a table-level UPDATE: the ORM's bulk-update path costs a phone sheet more (benchmarks/README.md)
     result = db.session.execute(
         update(_TOURNAMENT).where(_TOURNAMENT.c.id == t.id, _TOURNAMENT.c.version == seen).values(**values))
     bumped(t, result.rowcount, public)

@@ -1,4 +1,4 @@
-"""The live results desk (issue 8.1/8.2): each table's state in one word, read
+"""The live results desk: each table's state in one word, read
 for a whole round in four small queries, with a digest per table and one for
 the round so that a desk polling every 2 s is answered 304 while nothing moved.
 
@@ -19,12 +19,11 @@ import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from ..extensions import db
-from ..models import Case, DraftSignature, Round, RoundTable, Sheet, SheetDraft, utcnow
+from ..models import Case, DraftSignature, Round, RoundTable, Sheet, SheetDraft
 from ..sync import protocol
 from . import sheets as sheet_service
 from .common import ServiceError, audit
@@ -34,11 +33,6 @@ STATES = ("waiting", "confirmed", "signing", "draft-signed", "referee", "dispute
 # badge colour class per state (listok.css .badge.*, .desk-state-*)
 COLOURS = {"waiting": "", "confirmed": "info", "signing": "info", "draft-signed": "warn", "referee": "warn",
            "dispute": "bad", "in": "ok", "desk": "ok"}
-DEFAULT_SEND_AFTER = 120  # seconds after the last own-phone signature before any phone may send
-
-
-def send_after_seconds() -> int:
-    return int(current_app.config.get("LISTOK_DRAFT_SEND_AFTER", DEFAULT_SEND_AFTER))
 
 
 @dataclass
@@ -200,7 +194,7 @@ def round_etag(r: Round, states: dict[int, TableState], extra: str = "") -> str:
 
 
 def take_in_draft(t, r: Round, tab: RoundTable, content_hash: str, actor: str) -> sheet_service.Answer:
-    """The desk takes in a draft every player signed on their own phone (issue 8.2):
+    """The desk takes in a draft every player signed on their own phone:
     the same sheet any phone of the table could send, made of the draft and its
     own-phone signatures, checked and stored by the phone protocol's own path."""
     draft = db.session.scalar(select(SheetDraft).where(SheetDraft.table_id == tab.id,
@@ -225,15 +219,3 @@ def take_in_draft(t, r: Round, tab: RoundTable, content_hash: str, actor: str) -
                                           "content_hash": draft.content_hash,
                                           "receipt": answer.body.get("receipt")}, t.id)
     return answer
-
-
-def draft_forward(tab_signed: list[int], seats: list[int], last_signed_at) -> dict:
-    """For a phone: who still must sign, and in how many seconds any phone of the table may send the
-    sheet of a draft everybody signed (the winner's phone gets `send_after_seconds` first)."""
-    missing = [s for s in seats if s not in tab_signed]
-    wait = None
-    if not missing:
-        wait = send_after_seconds()
-        if last_signed_at is not None:
-            wait = max(0, wait - int((utcnow() - last_signed_at).total_seconds()))
-    return {"missing": missing, "complete": not missing, "send_in": wait}

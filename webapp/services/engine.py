@@ -7,6 +7,11 @@ from fractions import Fraction
 from ..models import Event as EventRow, Player as PlayerRow, Tournament as TournamentRow
 from ..rules import model as rules
 
+# what the database holds of a player (String and Numeric(12, 2) columns)
+MAX_NAME, MAX_CLUB, MAX_ID = 200, 120, 40
+MAX_START_NO = 99999
+MAX_RATING = Decimal("9999999999.99")  # Numeric(12, 2)
+
 
 def rules_player(p: PlayerRow) -> rules.Player:
     return rules.Player(
@@ -66,3 +71,13 @@ def rules_tournament(t: TournamentRow, upto: int | None = None, closed_only: boo
         date=t.date.isoformat() if t.date else None, events=[rules_event(e) for e in t.events],
         corrections=[c.record for c in t.corrections],
         nomination_duty=dict(t.nomination_duty) if t.nomination_duty is not None else None)
+
+
+def score_text(v) -> str:
+    """A ČSM PB or a Thousand score as stored: a whole number as a string."""
+    d = Decimal(v)
+    return str(int(d)) if d == d.to_integral_value() else str(d)
+
+
+def points_json(points) -> list[str] | None:
+    return [str(Fraction(p)) for p in points] if points is not None else None

@@ -1,4 +1,4 @@
-"""The federation server (issue 12): venues and their tokens, seasons, clubs and
+"""The federation server: venues and their tokens, seasons, clubs and
 rosters, tournaments received from venues (pushed or imported) with the check of
 their hash chain, the card register, the season document venues download, and
 the season tables computed from the received files by the rules engine, exactly

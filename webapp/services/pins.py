@@ -3,7 +3,7 @@
 A PIN is stored as a keyed verifier, HMAC-SHA256 of the tournament, the start
 number and the PIN under a key derived from the server's secret key and the
 tournament's salt: a copy of the database alone reveals no PIN (4 digits are
-10,000 tries, but each needs the key), and a check costs microseconds. Nothing
+10,000 tries, but each needs the key), and a check is one HMAC. Nothing
 else is a PIN: a werkzeug hash (scrypt/pbkdf2, which anyone can make without
 the key) never verifies, and the upgrade clears those of older databases.
 
@@ -275,7 +275,7 @@ def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Pla
     that also loads them, fresh. Every attempt on every route passes here, so they take
     their turn per player. Returns the players by start number (a locked one read as it
     stands, by a second statement) and `held`, the fresh pin_hash by id of those taken: a
-    phone sheet reads its table's players and takes them in one statement (issue 11)."""
+    phone sheet reads its table's players and takes them in one statement."""
     return taken(t.id, db.session.scalars(_HOLD_LOADING, {"tid": t.id, "nos": list(start_nos), "now": now}).all(),
                  start_nos)
 

@@ -3,6 +3,9 @@ the SEM-B3 nominations.
 
 The field closes when round 1 is drawn: from then on no player is added,
 imported or checked in, start numbers stay as drawn and nominations are frozen.
+
+One file because all four parts check one player's values the same way before the
+field closes; its sections: one player's values, CSV import, check-in, SEM-B3 nominations.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from ..rules.ruleset import get_ruleset
 from ..rules.season import NOMINATE_ABOVE, NOMINATED, nominations
 from ..rules.seating import eligible_field
 from .common import ServiceError, audit, bump, check_version
-from .engine import rules_player, rules_tournament
+from .engine import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING, MAX_START_NO, rules_player, rules_tournament
 
 STATUS_LABELS = {
     "registered": _l("Registered (club member)"),
@@ -38,9 +41,6 @@ STATUS_SHORT = {
     "substitute": _l("substitute"),
 }
 NO_CLUB_STATUSES = ("guest", "licensed")  # SEM-A2, EXCHANGE.md: these play without a club
-MAX_NAME, MAX_CLUB, MAX_ID = 200, 120, 40
-MAX_START_NO = 99999
-MAX_RATING = Decimal("9999999999.99")  # Numeric(12, 2)
 
 
 class PlayerErrors(ServiceError):
@@ -98,7 +98,7 @@ def clean(text) -> str:
 
 
 def join_name(surname, first_name) -> str:
-    """The stored name, "Surname First name" (views/table.py splits it at the first space)."""
+    """The stored name, "Surname First name" (views/shared.py splits it at the first space)."""
     return " ".join(x for x in (clean(surname), clean(first_name)) if x)
 
 
@@ -166,7 +166,7 @@ def _clashes(t: Tournament, d: PlayerData, errors: dict[str, str], exclude: Play
 
 
 def _season_rules(t: Tournament, d: PlayerData, errors: dict[str, str]) -> None:
-    """SEM-A2 from the season downloaded from the federation (issue 12), when there is one."""
+    """SEM-A2 from the season downloaded from the federation, when there is one."""
     from .venue_season import for_tournament
 
     season = for_tournament(t)

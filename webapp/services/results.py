@@ -3,17 +3,19 @@ corrections after publication (SEM-C5, C8, C9, C10, B12, A3, B3).
 
 Like every service, these change the caller's session and leave the commit to
 the caller; a refused action raises ServiceError and changes nothing.
+
+One file because the desk, the standings, the player page and the corrections read
+one loaded tournament the same way (not yet split); its sections: the desk,
+standings, the player page, SEM-C10 corrections, TH-4 the recorded lot, the final report.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from types import SimpleNamespace
 
-from flask import abort
 from flask_babel import gettext as _
 from sqlalchemy import JSON, Text, bindparam, cast, select
 from sqlalchemy.orm import selectinload
@@ -31,8 +33,10 @@ from ..rules.ruleset import RuleSet, get_ruleset
 from ..rules.seating import Draw, DrawError, SeatedTable, draw
 from ..rules.standings import card_disqualifications, collect_stats, field_status, standings
 from . import rounds as round_service, rule_texts
-from .common import ServiceError, StaleError, audit, bump, check_version
-from .engine import premium_games as engine_premium_games, rules_player, rules_table, rules_tournament
+from .rounds import publication
+from .common import NotFoundError, ServiceError, StaleError, audit, bump, check_version
+from .engine import (premium_games as engine_premium_games, points_json, rules_player, rules_table, rules_tournament,
+                     score_text)
 
 
 
@@ -47,13 +51,13 @@ def load_tournament(tid: int) -> Tournament:
             selectinload(Tournament.rounds).selectinload(Round.tables).selectinload(RoundTable.sheets),
         ))
     if t is None:
-        abort(404)
+        raise NotFoundError(f"tournament {tid}")
     return t
 
 
 # what no public page shows, not read for them: what players signed (each sheet's content and its
 # signatures with their drawings), who typed a sheet and when, and the players' PINs and check-in
-# (the dates and the decimals among them cost the projector a tenth of its render to convert, issue 11)
+# (converting the dates and the decimals among them is work the projector's render can skip)
 _NOT_SHOWN = {"sheet": ("content", "signatures", "note", "created_by", "created_at", "content_hash", "chain_seq"),
               "player": ("checked_in_at", "pin_hash", "pin_failures", "pin_locked_until", "pin_issued_at",
                          "pin_issued_by")}
@@ -70,8 +74,8 @@ def _as_text(column):
 
 def decode_all(texts: list) -> list:
     """JSON texts (None for SQL NULL) decoded in one call: a public page reads some 2,000 of them
-    (each table's players, each sheet's sums …), and one json.loads each cost the projector a
-    seventh of its render (issue 11)."""
+    (each table's players, each sheet's sums …), and one json.loads each was a large part of the
+    projector's render."""
     present = [text for text in texts if text is not None]
     decoded = iter(json.loads("[" + ",".join(present) + "]") if present else ())
     return [None if text is None else next(decoded) for text in texts]
@@ -123,7 +127,7 @@ def engine_view(tid: int) -> SimpleNamespace:
         return [make(**dict(zip(keys, row))) for row in values]
 
     if not found["tournament"]:
-        abort(404)
+        raise NotFoundError(f"tournament {tid}")
     t = rows("tournament")[0]
     t.players, t.events, t.corrections, t.rounds = rows("players"), rows("events"), rows("corrections"), rows("rounds")
     tables: dict[int, TableRow] = {}
@@ -143,14 +147,14 @@ def get_round(t: Tournament, n: int) -> Round:
     for r in t.rounds:
         if r.number == n:
             return r
-    abort(404)
+    raise NotFoundError(f"round {n}")
 
 
 def get_table(r: Round, number: int) -> RoundTable:
     for tab in r.tables:
         if tab.number == number:
             return tab
-    abort(404)
+    raise NotFoundError(f"table {number}")
 
 
 def last_closed(t: Tournament) -> int:
@@ -548,7 +552,7 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
         problem = rs.check_table(extra_table(rs, tab, sums, extra, dq, early))
         if problem:
             raise ServiceError(rule_texts.table_problem_text(tab.number, problem))
-    fields = {"scores": [round_service.score_text(v) for v in extra["scores"]] if extra.get("scores") is not None
+    fields = {"scores": [score_text(v) for v in extra["scores"]] if extra.get("scores") is not None
               else None, "ended": extra.get("ended"), "premium_games": extra.get("premium_games") or None,
               "frozen": True if extra.get("frozen") else None, "late": extra.get("late") or None,
               "keeper_by_lot": extra.get("keeper_by_lot")}
@@ -672,24 +676,6 @@ def _cut_info(t: Tournament, rt: rules.Tournament, rs: RuleSet, k: int, final: b
                 "error": str(e)}
     return {"round": n, "advancing": list(d.advancing or ()), "eliminated": list(d.eliminated or ()),
             "preview": True, "threshold": rs.cuts.get(n), "error": None}
-
-
-def publication(r: Round | None, now: datetime | None = None, rs=None) -> dict | None:
-    """SEM-C9: when the standings after round r were published and until when a
-    discrepancy can be reported (the rule set's `objection_minutes`; a rule set
-    without that window: `until` None, never open)."""
-    if r is None or r.standings_published_at is None:
-        return None
-    rs = rs or get_ruleset(r.tournament.ruleset)
-    if rs.objection_minutes is None:
-        return {"round": r.number, "at": r.standings_published_at, "until": None, "open": False,
-                "seconds_left": 0, "minutes_left": 0, "rule": rs.publication_rule}
-    now = now or utcnow()
-    until = r.standings_published_at + timedelta(minutes=rs.objection_minutes)
-    left = max(0, int((until - now).total_seconds()))
-    return {"round": r.number, "at": r.standings_published_at, "until": until, "open": left > 0,
-            "seconds_left": left, "minutes_left": -(-left // 60), "rule": rs.publication_rule,
-            "minutes": rs.objection_minutes}
 
 
 def standings_page(t: Tournament, after: int | None = None) -> dict:
@@ -820,7 +806,7 @@ def player_page(t: Tournament, start_no: int, closed: ClosedRounds | None = None
     """`closed`: closed_rounds(t), which every player's page of this public version shares."""
     p = next((x for x in t.players if x.start_no == start_no), None)
     if p is None:
-        abort(404)
+        raise NotFoundError(f"start number {start_no}")
     rs = get_ruleset(t.ruleset)
     closed = closed or closed_rounds(t)
     k, status = closed.after, closed.status
@@ -1021,7 +1007,7 @@ def consequences(pv: CorrectionPreview) -> dict:
     return {"seat_changes": [{"table": x["table"], "before": x["before"], "after": x["after"]}
                              for x in pv.seat_changes],
             "advancing_changes": [[s, what] for s, what in pv.advancing_changes],
-            "sums": [f"{x:.2f}" for x in c.table.sums], "points": round_service.points_json(c.table.points),
+            "sums": [f"{x:.2f}" for x in c.table.sums], "points": points_json(c.table.points),
             "harmed": list(c.harmed), "advantaged": list(c.advantaged), "fee": f"{c.fee:.2f}"}
 
 
@@ -1109,7 +1095,7 @@ def _apply_c10(t: Tournament, pv: CorrectionPreview, kind: str, asked_by: str, a
     old.status = "superseded"
     sheet = Sheet(table=tab, version=max(s.version for s in tab.sheets) + 1, status="accepted",
                   sums=[f"{s:.2f}" for s in c.table.sums],
-                  points=round_service.points_json(c.table.points), disqualified=list(c.table.disqualified),
+                  points=points_json(c.table.points), disqualified=list(c.table.disqualified),
                   early=bool(c.table.early), source="correction", note=f"SEM-C10 {kind}", created_by=actor)
     db.session.add(sheet)
     swapped = []

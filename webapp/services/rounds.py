@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 from itertools import combinations
 from types import SimpleNamespace
 from decimal import Decimal, InvalidOperation
-from fractions import Fraction
 
 from flask_babel import gettext as _, ngettext
 
@@ -25,7 +24,7 @@ from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nom
 from ..rules.tables import opponents
 from . import chain, rule_texts
 from .common import ServiceError, audit, bump, check_version
-from .engine import rules_table, rules_tournament
+from .engine import rules_table, rules_tournament, score_text
 from .venue_season import season_places
 
 
@@ -102,12 +101,6 @@ def draw_error_text(e: DrawError) -> str:
     return rule_texts.draw_text(e) or str(e)
 
 
-def score_text(v) -> str:
-    """A ČSM PB or a Thousand score as stored: a whole number as a string."""
-    d = Decimal(v)
-    return str(int(d)) if d == d.to_integral_value() else str(d)
-
-
 def draw_round(t: Tournament, actor: str, version=None) -> Round:
     """Draw the next round with the engine and store it as a draft (SEM-B2..B11)."""
     if version is not None:
@@ -154,12 +147,11 @@ def draw_round(t: Tournament, actor: str, version=None) -> Round:
 def objection_window(t: Tournament, n: int, now: datetime | None = None) -> dict | None:
     """SEM-C9: while the 10 minutes for reporting a discrepancy after round n-1
     run, drawing or publishing round n asks the operator first. The window
-    (results.publication) with the discrepancy reports still waiting, or None
+    (rounds.publication) with the discrepancy reports still waiting, or None
     when it is closed."""
     from sqlalchemy import func, select
 
     from ..models import Case
-    from .results import publication
 
     prev = next((x for x in t.rounds if x.number == n - 1), None)
     pub = publication(prev, now)
@@ -412,5 +404,19 @@ def close_round(t: Tournament, r: Round, actor: str, version) -> None:
     chain.publish_head(t.id, f"round-{r.number}", own_transaction=False)  # SEM-C9: the standings are out
 
 
-def points_json(points) -> list[str] | None:
-    return [str(Fraction(p)) for p in points] if points is not None else None
+def publication(r: Round | None, now: datetime | None = None, rs=None) -> dict | None:
+    """SEM-C9: when the standings after round r were published and until when a
+    discrepancy can be reported (the rule set's `objection_minutes`; a rule set
+    without that window: `until` None, never open)."""
+    if r is None or r.standings_published_at is None:
+        return None
+    rs = rs or get_ruleset(r.tournament.ruleset)
+    if rs.objection_minutes is None:
+        return {"round": r.number, "at": r.standings_published_at, "until": None, "open": False,
+                "seconds_left": 0, "minutes_left": 0, "rule": rs.publication_rule}
+    now = now or utcnow()
+    until = r.standings_published_at + timedelta(minutes=rs.objection_minutes)
+    left = max(0, int((until - now).total_seconds()))
+    return {"round": r.number, "at": r.standings_published_at, "until": until, "open": left > 0,
+            "seconds_left": left, "minutes_left": -(-left // 60), "rule": rs.publication_rule,
+            "minutes": rs.objection_minutes}

@@ -9,6 +9,10 @@ commits (one transaction: sheet, submission, case, audit entry, version
 bump). A refusal is a `SyncRefusal` with the answer to send; the caller rolls
 back, except when `commit` is set (a wrong PIN is counted even though the
 sheet is refused).
+
+One file because a sheet alone, a batch of sheets and a draft go through the same
+checks and answers (not yet split); its sections: the table a token opens, answers,
+submitting, PIN check and table state, signing on one's own phone, referee decisions.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from types import SimpleNamespace
 
+from flask import current_app
 from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import LABEL_STYLE_TABLENAME_PLUS_COL, bindparam, insert, select
 from sqlalchemy.orm import contains_eager
@@ -513,7 +518,7 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
     checked and stored one after another in the caller's transaction, exactly as `submit` would
     one by one, but with the tournament's lock, the tables' read, the players' PIN rows, the
     submissions' and the chain entries' INSERTs, the version bump and the commit once for them all
-    (the round-end burst's group commit, issue 11; webapp/sync/together.py gathers them). `places`:
+    (the round-end burst's group commit; webapp/sync/together.py gathers them). `places`:
     each sheet's (round, table), from its token, read by the caller (early_answer). Each
     sheet's answer or refusal, in order; a refusal's own writes are a wrong PIN's count, which are
     kept as `submit`'s caller keeps them. The early checks (token, key) are the caller's, done.
@@ -567,7 +572,7 @@ def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], 
     (the batch's sheets name them, and a sheet naming others than its table's is refused before
     any PIN) by start number, and `held`, pins.hold_players' step 1 for them: the fresh pin_hash
     by id of those whose rows it took). Plain objects with the models' attribute names, not ORM
-    objects: a batch only reads them, and loading them cost a batch a third of its fixed work."""
+    objects: a batch only reads them, and loading ORM objects was a large part of its fixed work."""
     rounds = sorted({rno for rno, _no in places})
     wanted = {rno: sorted({no for r, no in places if r == rno}) for rno in rounds}
     steps = [(_TOURNAMENT_ROW_LOCKED, {"tid": tid})]
@@ -644,7 +649,7 @@ def _store_sheet(t: Tournament, r: Round, tab: RoundTable, sub: protocol.Submiss
         if other is not None:
             status, kind = "dispute", "dispute"
         elif pin_failed:
-            status, kind = "pending", "pin-mismatch"  # signed offline with a PIN that did not match (issue 8.3)
+            status, kind = "pending", "pin-mismatch"  # signed offline with a PIN that did not match
         elif c.negative and get_ruleset(t.ruleset).negative_sum_note:
             status, kind = "pending", "negative-sum"  # SEM-C8: counts once the referee co-signs
         elif reissued:
@@ -739,8 +744,8 @@ def _store_submission(sub: protocol.Submission, h: str, tab: RoundTable, sheet: 
 
 
 def insert_sheet(sheet: Sheet, tid: int) -> None:
-    """A new phone sheet's row as it stands, by a table-level INSERT: the unit of work cost a phone
-    sheet a quarter of its CPU (issue 11). `sheet` stays outside the session; its entry is in the
+    """A new phone sheet's row as it stands, by a table-level INSERT: the unit of work was a large
+    part of a phone sheet's CPU (benchmarks/README.md). `sheet` stays outside the session; its entry is in the
     chain already (chain.store_new) and nothing changes it after. The INSERT itself checks that no
     other sheet of the tournament has its receipt (the entry hash's first 8 characters): a SELECT
     fewer inside the tournament's lock. In the rare case one has, the longer receipt is found and
@@ -894,7 +899,7 @@ def table_state(token: str, draft_hash: str | None = None, receipt: str | None =
             **sheet_figures(rs, tab, sheet)},
         "rules": rule_fields(rs, len(tab.players)),
         "draft": draft_state(tab, draft_hash),
-        # issue 8.4: what became of the table's sheets since (a dispute, the referee, a correction)
+        # What became of the table's sheets since (a dispute, the referee, a correction)
         "open_cases": open_case_kinds(t, r, tab),
         "mine": mine,
     }
@@ -973,6 +978,25 @@ def _draft(tab: RoundTable, content_hash: str) -> SheetDraft | None:
                                                       SheetDraft.content_hash == content_hash))
 
 
+DEFAULT_SEND_AFTER = 120  # seconds after the last own-phone signature before any phone may send
+
+
+def send_after_seconds() -> int:
+    return int(current_app.config.get("LISTOK_DRAFT_SEND_AFTER", DEFAULT_SEND_AFTER))
+
+
+def draft_forward(tab_signed: list[int], seats: list[int], last_signed_at) -> dict:
+    """For a phone: who still must sign, and in how many seconds any phone of the table may send the
+    sheet of a draft everybody signed (the winner's phone gets `send_after_seconds` first)."""
+    missing = [s for s in seats if s not in tab_signed]
+    wait = None
+    if not missing:
+        wait = send_after_seconds()
+        if last_signed_at is not None:
+            wait = max(0, wait - int((utcnow() - last_signed_at).total_seconds()))
+    return {"missing": missing, "complete": not missing, "send_in": wait}
+
+
 def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None:
     """The sums a phone published for signing, who has signed them on their own
     phone, and whether a sheet with exactly this content is stored already."""
@@ -986,8 +1010,6 @@ def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None
     sent = any(s.content_hash == draft.content_hash and s.status != "rejected" for s in tab.sheets)
     if sent and not content_hash:
         return None
-    from .desk_live import draft_forward  # issue 8.2: who must still act, when any phone may send
-
     signed = [g.start_no for g in draft.signatures]
     here = [s for s in tab.players if s in (draft.signed_here or ()) and s not in signed]
     last = max((g.created_at for g in draft.signatures if g.created_at), default=None)

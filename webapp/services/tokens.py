@@ -21,7 +21,7 @@ DEFAULT_MAX_AGE = 36 * 3600
 
 
 # tokens found genuine, with what they say and when they were signed: every phone request (a poll, a
-# sheet, a PIN) reads its table's token, and checking its signature again cost a third of a poll
+# sheet, a PIN) reads its table's token, and checking its signature again was a large part of a poll
 _GENUINE: dict[tuple, tuple[list, int]] = {}
 GENUINE_KEPT = 4096  # a venue's tables of a few rounds
 

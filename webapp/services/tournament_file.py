@@ -17,9 +17,7 @@ from ..rules.report import is_final, standings_report
 from ..rules.ruleset import get_ruleset
 from . import csvsafe
 from .common import ServiceError, audit
-from .engine import rules_tournament
-from .players import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING
-from .rounds import points_json, score_text
+from .engine import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING, points_json, rules_tournament, score_text
 
 
 def _check_fits(t, source: str) -> None:

@@ -1,4 +1,4 @@
-"""At the venue (issue 12): the season downloaded from the federation, the
+"""At the venue: the season downloaded from the federation, the
 registration checks made from it offline (SEM-A2, SEM-E4), and pushing a
 finished tournament to the federation."""
 from __future__ import annotations
@@ -235,6 +235,19 @@ def federation_request(target: str, token: str, body: bytes | None = None,
         raise ServiceError(_("The federation at %(url)s cannot be reached (%(why)s): nothing was sent. "
                              "Try again when the venue is online, or export the file and send it.",
                              url=target, why=getattr(e, "reason", e))) from None
+
+
+def fetch_season(url: str, sid: int, token: str, timeout: float = 30, insecure: bool = False) -> bytes:
+    target = federation_target(url, f"/federation/api/seasons/{sid}/download", insecure)
+    status, raw = federation_request(target, token, timeout=timeout)
+    if status != 200:
+        try:
+            message = json.loads(raw).get("message", "")
+        except (ValueError, AttributeError):
+            message = ""
+        raise ServiceError(_("The federation refused the download (%(status)d %(message)s).",
+                             status=status, message=message))
+    return raw
 
 
 def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30,

@@ -123,7 +123,7 @@ class Submission:
     content_hash: str
     signatures: tuple[Signature, ...]
     # the phone could not check the PINs at the table (offline): a wrong one makes the sheet a
-    # referee case instead of a refusal the players, gone by then, never see (issue 8.3)
+    # referee case instead of a refusal the players, gone by then, never see
     pins_unchecked: bool = False
     # the server's acknowledgement of this very sheet (services/acks.py), sent again after a restore
     ack: str = ""

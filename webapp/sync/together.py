@@ -1,4 +1,4 @@
-"""Group commit for the phones' sheets (issue 11): the sheets of one tournament that
+"""Group commit for the phones' sheets: the sheets of one tournament that
 wait for its turn are written together, in one transaction.
 
 Every phone sheet takes the tournament's lock (its hash chain has one head), so at
@@ -130,7 +130,7 @@ class Together:
         that could take it is not in this queue: the threads of the batch just answered, back in a
         moment. Without waiting for them, the sheets queued behind that batch went as a batch of
         their own, and the next batch were those threads' sheets: in a burst, batches of 3 and 3
-        (or 5 and 1) each paying a batch's fixed work, instead of 6 (issue 11)."""
+        (or 5 and 1) each paying a batch's fixed work, instead of 6."""
         if self.lanes is None:
             return False
         return bool(self.lanes.writes) and queued < self.lanes.write_threads

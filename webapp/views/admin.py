@@ -71,7 +71,7 @@ def _user(uid: int) -> User:
 
 
 def _mine(u: User) -> bool:
-    """A venue's admin manages the accounts of the venue only (issue 12); the server's admin all."""
+    """A venue's admin manages the accounts of the venue only; the server's admin all."""
     return access.is_server_admin(current_user) or (u.venue_id, u.federation_id) == (
         current_user.venue_id, current_user.federation_id)
 

@@ -1,4 +1,4 @@
-"""The federation server's staff pages and its API for venues (LISTOK_ROLE=federation, issue 12)."""
+"""The federation server's staff pages and its API for venues (LISTOK_ROLE=federation)."""
 from __future__ import annotations
 
 from datetime import date

@@ -81,7 +81,7 @@ def when(iso) -> str:
 
 
 def _ctx() -> dict:
-    from .operator.results import KIND_LABELS as C10_KINDS
+    from .shared import KIND_LABELS as C10_KINDS
 
     return {"kind_labels": KIND_LABELS, "kind_label": kind_label, "version_labels": VERSION_LABELS, "age": age,
             "hhmm": hhmm,

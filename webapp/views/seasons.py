@@ -1,4 +1,4 @@
-"""Public season pages of the federation server (issue 12): the individual table (SEM-A4),
+"""Public season pages of the federation server: the individual table (SEM-A4),
 clubs (SEM-A5, B3), the rating list (SEM-B1), historical tables of players and clubs (SEM-A6), each tournament's
 results, and the ČSM league tables (CSM-6); every one as a page, a printable page and CSV.
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,88 +17,16 @@ from flask_babel import get_locale
 from flask_babel import gettext as _, pgettext
 
 from ..extensions import db
-from ..models import Player, Round, RoundTable, Tournament, utcnow
+from ..models import Tournament
 from ..rules.ruleset import get_ruleset
-from ..i18n import amount, in_unit, money, plural_forms, round_rule_text
+from ..i18n import amount, in_unit, money, plural_forms
 from ..services import sheets as sheet_service
-from ..services.rounds import current_round, round_ends_at, round_minutes
-from ..services.tokens import TokenError, TokenExpired, read_table_token, table_token
+from ..services.rounds import current_round
+from ..services.tokens import TokenError, TokenExpired, read_table_token
 from ..sync.protocol import PROTOCOL
+from .shared import cards_seat, players_by_no, seats
 
 bp = Blueprint("table", __name__)
-
-
-@dataclass(frozen=True)
-class Seat:
-    position: int
-    start_no: int
-    name: str
-    surname: str
-    first_name: str
-    club: str
-
-
-def split_name(name: str) -> tuple[str, str]:
-    """Names are stored "Surname Firstname": split at the first space."""
-    surname, _sep, first = (name or "").strip().partition(" ")
-    return surname, first.strip()
-
-
-def players_by_no(t: Tournament) -> dict[int, Player]:
-    return {p.start_no: p for p in t.players}
-
-
-def seats(tab: RoundTable, by_no: dict[int, Player]) -> list[Seat]:
-    out = []
-    for i, s in enumerate(tab.players, start=1):
-        p = by_no.get(s)
-        name = p.name if p else "?"
-        surname, first = split_name(name)
-        out.append(Seat(i, s, name, surname, first, (p.club or "") if p else ""))
-    return out
-
-
-def cards_seat(t: Tournament, r: Round, table_seats: list[Seat]) -> Seat | None:
-    """Whose cards are played at this table (SEM-C3), if the rule set says."""
-    pos = get_ruleset(t.ruleset).cards_position(r.number)
-    return table_seats[pos - 1] if pos and pos <= len(table_seats) else None
-
-
-def sheet_url(tid: int, round_no: int, table_no: int) -> str:
-    """The absolute link printed as the table's QR code; LISTOK_PUBLIC_URL, when
-    set, is the address phones reach the server at (a proxy, a real hostname)."""
-    token = table_token(tid, round_no, table_no)
-    base = current_app.config.get("LISTOK_PUBLIC_URL")
-    if base:
-        return base.rstrip("/") + url_for("table.sheet", token=token)
-    return url_for("table.sheet", token=token, _external=True)
-
-
-def clock_context(r: Round | None) -> dict:
-    """The server's start time and its clock now (ISO UTC), so the browser's
-    countdown does not depend on the client's clock being right; the round's
-    length and its rule come from the rule set (None minutes: an untimed round)."""
-    started = r.started_at if r is not None else None
-    now = utcnow()
-    rs = get_ruleset(r.tournament.ruleset) if r is not None else None
-    return {"started_at": started, "ends_at": round_ends_at(r) if r is not None else None,
-            "started_iso": iso_utc(started), "now_iso": iso_utc(now),
-            "minutes": round_minutes(r) if r is not None else None,
-            "rule": round_rule_text(rs) if rs is not None else "", "over_text": time_over_text(rs)}
-
-
-def time_over_text(rs) -> str:
-    """What the clock shows once time is called, as the rule set says (SEM-C2, TH-3)."""
-    if rs is not None and rs.time_called_rule == "SEM-C2":
-        return _("Time — play until player 3 has dealt")
-    if rs is not None and rs.time_called_rule == "TH-3":
-        return _("Time — the game ends (TH-3)")
-    return _("Time called")
-
-
-def iso_utc(dt: datetime | None) -> str:
-    """Stored times are naive UTC."""
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ") if dt else ""
 
 
 def _refuse(message: str, status: int):
@@ -155,25 +81,6 @@ def sheet(token: str):
                            total=Decimal(state["total_cents"] or 0).scaleb(-2), looks_insecure=looks_insecure(),
                            assets=SHEET_ASSETS,
                            rows=list(zip(table_seats, shown.sums)) if shown else None)
-
-
-def player_receipts(t: Tournament, start_no: int) -> list[dict]:
-    """The phone sheets of every table the player sat at: round, table, receipt,
-    what became of the sheet and whether the record holds it as stored
-    (chain.receipts_in_record), for the player's own pages."""
-    from ..services.chain import receipts_in_record
-
-    out = []
-    for r in t.rounds:
-        for tab in r.tables:
-            if start_no not in tab.players:
-                continue
-            out.extend({"round": r.number, "table": tab.number, "version": s.version, "receipt": s.receipt,
-                        "status": s.status} for s in tab.sheets if s.receipt)
-    held = receipts_in_record(t.id, [x["receipt"] for x in out]) if out else {}
-    for x in out:
-        x["in_record"] = held.get(x["receipt"], False)
-    return out
 
 
 def money_format(currency: str | None = "EUR", result_kind: str = "money") -> dict:

@@ -1,4 +1,4 @@
-/* The live results desk (issue 8.1): one small request every 2 s for the whole
+/* The live results desk: one small request every 2 s for the whole
    round, answered 304 while nothing changed; when something did, the round
    header is replaced and only the tables whose digest moved are fetched again.
    A table the operator is typing in (focus inside, or a changed field) is left

@@ -75,7 +75,7 @@
   }
   if (channel) channel.onmessage = function (ev) { notify({ type: ev.data.type, token: ev.data.token, remote: true }); };
 
-  /* A lost answer is retried after about half a second, then 1, 2, 4 … 60 s (issue 11: the retry of a
+  /* A lost answer is retried after about half a second, then 1, 2, 4 … 60 s (the retry of a
      stored sheet is a cheap replay, and with 1 s a table that lost two answers waited 3 s). A busy
      server's ticket (`retry_after_ms` in its answer: the moment its turn comes, already spread by the
      server over the round's phones) is waited out with a little jitter; a bare Retry-After (seconds, a proxy's) is spread by up to half of it

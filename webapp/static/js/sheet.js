@@ -1,7 +1,12 @@
 /* The table's score sheet on the winner's phone (SEM-B5, C4, C6, C8):
    trial entry with the live total and points, confirmed (locked) sums, three
    signatures (finger + PIN) bound to the content hash, then the outbox.
-   Every text comes translated from the page (#sheet-strings). */
+   Every text comes translated from the page (#sheet-strings).
+   One file (one IIFE over one `state`) because the page loads it as a classic script
+   that works offline from the service worker's cache (not yet split into ES modules);
+   its sections: numbers, content and hash, talking to the server, messages, drafts,
+   the server's figures, rendering, actions, signing on one's own phone, offline mode,
+   wiring. */
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("sheet-data").textContent);
@@ -145,7 +150,7 @@
     }, function (err) { setNet(false); throw err; }).finally(function () { if (timer) clearTimeout(timer); });
   }
 
-  /* The phone always tells the truth (issue 8.4): a badge while the server cannot be reached. */
+  /* The phone always tells the truth: a badge while the server cannot be reached. */
   function setNet(online) {
     state.offline = !online;
     show($("net-badge"), !online);
@@ -591,7 +596,7 @@
     $("status-title").textContent = title;
     $("status-text").textContent = message;
     $("receipt").textContent = receipt;
-    show($("receipt"), !!receipt && message.indexOf(receipt) < 0);  // the code once (issue 8.6)
+    show($("receipt"), !!receipt && message.indexOf(receipt) < 0);  // the code once
     Object.keys(buttons).forEach(function (id) { show($(id), buttons[id]); });
     show($("send-offline"), buttons["send-now"] && !!state.offline);
     $("send-offline").textContent = S.send_offline;
@@ -943,7 +948,7 @@
         return out;
       })
     };
-    // a PIN not checked at the table: if it is wrong, the sheet goes to the referee (issue 8.3)
+    // a PIN not checked at the table: if it is wrong, the sheet goes to the referee
     if (body.signatures.some(function (s) { return !s.own_phone && !s.pin_proof; })) body.pins_unchecked = true;
     return Outbox.add(D.token, body, { base_sums: d.base_sums }).then(function (item) {
       state.item = item;
@@ -1060,7 +1065,7 @@
 
   function ownSignedKey() { return "listok-own:" + D.token + ":" + state.offer.content_hash; }
 
-  /* Issue 8.2: who still has to sign; once everybody has and the winner's phone has not sent the sheet
+  /* Who still has to sign; once everybody has and the winner's phone has not sent the sheet
      within the server's time, this phone sends it (every signature is on the server already). */
   function renderForward() {
     var o = state.offer, box = $("own-forward"), text = "", ready = false;

@@ -1,8 +1,6 @@
-"""The venue's side of the federation (issue 12): the season downloaded before a tournament
+"""The venue's side of the federation: the season downloaded before a tournament
 (registration checks work offline from it) and sending a finished tournament."""
 from __future__ import annotations
-
-import json
 
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale, gettext as _
@@ -53,7 +51,7 @@ def season_download():
         if not url or not token or not sid:
             raise ServiceError(_("The federation's address and the venue's token are not set "
                                  "(LISTOK_FEDERATION_URL, LISTOK_FEDERATION_TOKEN)."))
-        copy = svc.import_season(fetch_season(url, sid, token, insecure=current_app.config["LISTOK_FEDERATION_INSECURE"]),
+        copy = svc.import_season(svc.fetch_season(url, sid, token, insecure=current_app.config["LISTOK_FEDERATION_INSECURE"]),
                                  current_user.label)
     except ServiceError as e:
         db.session.rollback()
@@ -62,19 +60,6 @@ def season_download():
     db.session.commit()
     flash(_("Season %(name)s loaded: registration checks use it from now on.", name=copy.name), "success")
     return redirect(url_for(".season_copy"))
-
-
-def fetch_season(url: str, sid: int, token: str, timeout: float = 30, insecure: bool = False) -> bytes:
-    target = svc.federation_target(url, f"/federation/api/seasons/{sid}/download", insecure)
-    status, raw = svc.federation_request(target, token, timeout=timeout)
-    if status != 200:
-        try:
-            message = json.loads(raw).get("message", "")
-        except (ValueError, AttributeError):
-            message = ""
-        raise ServiceError(_("The federation refused the download (%(status)d %(message)s).",
-                             status=status, message=message))
-    return raw
 
 
 @bp.post("/t/<int:tid>/push")

@@ -1,9 +1,9 @@
 """QR codes for the printed sheets, as inline SVG.
 
 qrcode picks a mask by building the symbol with each of the eight and scoring
-every one module by module: about 5 ms a code, most of the print page's time
-for 140 tables. Any mask gives a valid symbol (a reader takes the mask from
-the format bits), so the sheets use one fixed mask: about 1 ms a code.
+every one module by module, most of the print page's time for a venue's
+tables. Any mask gives a valid symbol (a reader takes the mask from the format
+bits), so the sheets use one fixed mask, and a code costs an eighth of the work.
 """
 from __future__ import annotations
 

@@ -19,15 +19,8 @@ from ...models import Round, Tournament
 from ...services import access, desk_live, discipline as dsvc, results as svc, rounds as round_service
 from ...services.common import ServiceError, get_tournament
 from ..auth import operator_required, role_required
-from ..public.standings import standings_table
+from ..shared import KIND_LABELS, standings_table
 from . import bp
-
-KIND_LABELS = {
-    "operator-error": _l("operator error (free of charge, SEM-C10a)"),
-    "no-fee": _l("no fee: only the advantaged players get their real values (SEM-C10b)"),
-    "fee": _l("20 € fee paid: real values for everyone (SEM-C10c)"),
-}
-
 
 def _actor() -> str:
     return current_user.label
@@ -91,7 +84,7 @@ def _live_extra(t, r) -> str:
 @bp.get("/t/<int:tid>/round/<int:n>/results/live")
 @operator_required
 def desk_live_state(tid: int, n: int):
-    """The live desk's poll (issue 8.1): one small answer for the whole round, 304 while nothing
+    """The live desk's poll: one small answer for the whole round, 304 while nothing
     changed; when something did, the round header and each table's digest (the page fetches the
     cards whose digest moved)."""
     r = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == n))
@@ -120,7 +113,7 @@ def desk_live_state(tid: int, n: int):
 @bp.post("/t/<int:tid>/round/<int:n>/results/<int:table>/draft")
 @operator_required
 def desk_take_draft(tid: int, n: int, table: int):
-    """Issue 8.2: the desk takes in a draft every player signed on their own phone, after the
+    """The desk takes in a draft every player signed on their own phone, after the
     operator checked its sums against the paper sheet."""
     t, r, tab = _desk_table_of(tid, n, table)
     try:

@@ -21,7 +21,7 @@ from ...services.table_codes import table_code
 from ...services.common import ServiceError, check_version, get_tournament
 from ...services.paper import paper_language
 from ..auth import operator_required
-from ..table import cards_seat, clock_context, players_by_no, seats, sheet_url
+from ..shared import cards_seat, clock_context, players_by_no, seats, sheet_url
 from . import bp
 from .qr import qr_svg
 

@@ -16,9 +16,9 @@ from ...extensions import csrf, db
 from ...rules.ruleset import get_ruleset
 from ...services import calls as call_service, companion as svc, pins as pin_service, results as results_service
 from ...services.common import ServiceError, get_tournament
-from ..table import cards_seat, clock_context, iso_utc, player_receipts, players_by_no, seats
+from ..shared import cards_seat, clock_context, hhmm, iso_utc, player_receipts, players_by_no, public_view, seats
 from . import bp
-from .standings import CLOSED, hhmm, public_view, running_table_state
+from .standings import CLOSED, running_table_state
 
 POLL_SECONDS = 15
 

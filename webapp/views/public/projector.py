@@ -23,9 +23,8 @@ from ...services.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
 from ...services.rounds import current_round, tables_in
-from ..table import clock_context, players_by_no, seats
+from ..shared import clock_context, players_by_no, public_view, seats
 from . import bp
-from .standings import public_view
 
 TABLES_PER_PAGE = 36
 ROWS_PER_PAGE = 40

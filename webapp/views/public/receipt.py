@@ -8,7 +8,7 @@ from ...rules.ruleset import get_ruleset
 from ...services import chain
 from ...services.results import sheet_shape
 from ...services.common import get_tournament
-from ..table import players_by_no
+from ..shared import players_by_no
 from . import bp
 
 

@@ -12,7 +12,7 @@ from ...extensions import db, htmx
 from ...services import cases as case_service, pins as pin_service, results as results_service
 from ...services.common import ServiceError, get_tournament
 from . import bp
-from .standings import hhmm
+from ..shared import hhmm
 
 
 class ReportForm(FlaskForm):

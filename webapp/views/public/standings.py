@@ -1,10 +1,7 @@
 """Public standings (from the rule set's first public round on, SEM-C9) and a player's own page."""
 from __future__ import annotations
 
-import hashlib
-
 from flask import abort, current_app, render_template, request
-from flask_babel import format_time, get_locale
 from markupsafe import Markup
 
 from sqlalchemy import select
@@ -12,50 +9,14 @@ from sqlalchemy import select
 from ... import caching
 from ...extensions import db, htmx
 from ...models import Round, RoundTable, Sheet, Tournament
-from ...services import chain, results as svc
+from ...services import results as svc
 from ...services.cache import VersionedCache
 from ...services.common import ServiceError, get_tournament
-from ..table import player_receipts
+from ..shared import hhmm, player_receipts, public_view, standings_table
 from . import bp
 
 
-def hhmm(dt) -> str:
-    return format_time(dt, "HH:mm") if dt else ""
-
-
-STANDINGS = VersionedCache(32)
-TABLES = VersionedCache(32)
 CLOSED = VersionedCache(8)  # services.results.closed_rounds per public version, for the players' pages
-VIEWS = VersionedCache(4)  # services.results.engine_view per stamp (read-only), for every public page
-# what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
-SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
-
-
-def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
-    """(page summary, rendered table) of the standings after round `after`,
-    computed once per tournament version and shared by the public and the
-    operator's pages; ServiceError as standings_page raises it. The page's
-    `publication` moves with the clock: callers add it per request."""
-    # the database URL keeps apps of one process apart (tests: a fresh database per test, ids repeat)
-    db_url, locale = current_app.config["SQLALCHEMY_DATABASE_URI"], str(get_locale())
-    # standings of closed rounds move only with the public version (a running round's phone sheets do not
-    # bump it, services/common.bump); anything later with every change
-    basis = t.public_version if after <= (svc.last_closed(t) or 0) else ("all", t.version)
-    key = (db_url, t.id, basis, after, locale)
-
-    def make():
-        full = public_view(t)
-        page = svc.standings_page(full, after)
-        # most changes (every sheet of the round being played) leave these standings as
-        # they were: the table is rendered again only when what it shows has changed
-        shown = repr({k: v for k, v in page.items() if k != "publication"})
-        table_key = (db_url, t.id, after, locale, hashlib.blake2b(shown.encode()).digest())
-        table = TABLES.get_or_make(
-            table_key, lambda: Markup(render_template("public/_standings_table.html", t=full, page=page)))
-        # the chain head these standings were computed under, kept as published (services/chain.py)
-        return {**{k: page[k] for k in SUMMARY}, "head": chain.publish_head(t.id, "standings")}, table
-
-    return STANDINGS.get_or_make(key, make)
 
 
 def _standings(t: Tournament, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
@@ -111,15 +72,6 @@ def player(tid: int, start_no: int):
     t = get_tournament(tid)
     return caching.public_page("player", (t.id, t.public_version, start_no, running_table_state(t, start_no)),
                                lambda: _player(t, start_no), max_age=15)
-
-
-def public_view(t: Tournament):
-    """services.results.engine_view of `t`, read once per (version, chain_seq), the stamp a 304
-    trusts (every change moves the version, every sheet or record that counts the chain: a referee's
-    rejection, the running round's phone sheets): after a round closed, the standings, the projector
-    and every player's page of this process share one read."""
-    return VIEWS.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.version, t.chain_seq),
-                             lambda: svc.engine_view(t.id))
 
 
 def _player(row: Tournament, start_no: int):

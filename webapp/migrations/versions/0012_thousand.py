@@ -1,4 +1,4 @@
-"""Thousand on the server (issue 9, TH-2/TH-4/TH-5): the tournament's lot seed, a
+"""Thousand on the server (TH-2/TH-4/TH-5): the tournament's lot seed, a
 `lot` event's order, a sheet of a frozen table of two
 
 Revision ID: b3_thousand

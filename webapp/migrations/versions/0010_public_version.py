@@ -1,4 +1,4 @@
-"""speed: the tournament's public version (what public pages show changed)
+"""the tournament's public version (what public pages show changed)
 
 Revision ID: a6_speed
 Revises: a7_federation

@@ -1,4 +1,9 @@
-"""desk corrections through the referee
+"""desk corrections through the referee (no schema change)
+
+Empty on purpose, kept in its place in the chain of revisions: databases upgraded
+while it was the head record it in alembic_version, and the next revision names it
+as its parent. A desk correction is a pending Sheet version and a Case of kind
+"correction"; a SEM-C10 proposal is a Case of kind "c10" (existing columns).
 
 Revision ID: a4_desk
 Revises: a3_chain

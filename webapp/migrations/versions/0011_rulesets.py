@@ -1,5 +1,5 @@
 """rule sets beyond SEM: a sheet's second figure (ČSM PB, Thousand score), how a
-Thousand game ended and ČSM's premium-game lines (issue 9)
+Thousand game ended and ČSM's premium-game lines
 
 Revision ID: a8_rulesets
 Revises: a6_speed

@@ -1,7 +1,7 @@
 """Referee calls from a table's phone or a player's own page: open, taken, closed
 
 Revision ID: c8_companion
-Revises: b3_thousand
+Revises: c7_security
 """
 from alembic import op
 import sqlalchemy as sa

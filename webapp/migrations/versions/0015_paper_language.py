@@ -1,7 +1,7 @@
 """The language of a tournament's player-facing paper (PIN slips, printed sheets)
 
 Revision ID: c5_paper_language
-Revises: b3_thousand
+Revises: c4_phone
 """
 from alembic import op
 import sqlalchemy as sa

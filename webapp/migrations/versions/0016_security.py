@@ -2,7 +2,7 @@
 devices, and no werkzeug PIN hashes any more
 
 Revision ID: c7_security
-Revises: b3_thousand
+Revises: c5_paper_language
 
 Every existing account is sealed with the server's key (services/accounts.py), so the upgrade
 runs in the app (listok db-upgrade, or at start). Werkzeug PIN hashes (scrypt/pbkdf2, made

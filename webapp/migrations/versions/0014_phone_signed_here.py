@@ -1,7 +1,7 @@
 """Phone sheets: who signed on the phone that published a draft, for the players' own phones
 
 Revision ID: c4_phone
-Revises: b3_thousand
+Revises: c3_new_rules
 """
 from alembic import op
 import sqlalchemy as sa
