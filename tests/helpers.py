@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from flask import current_app, has_app_context
 from sqlalchemy import event, select
 
-from webapp import database
 from webapp.extensions import db
 from webapp.models import Assignment, Tournament, User, utcnow
 
@@ -223,12 +222,10 @@ def sql_statements(app):
         seen.append(statement)
 
     event.listen(engine, "before_cursor_execute", listen)
-    database.RAW_LISTENERS.append(seen.append)  # straight on the driver's cursor (database.read_row, run_steps)
     try:
         yield seen
     finally:
         event.remove(engine, "before_cursor_execute", listen)
-        database.RAW_LISTENERS.remove(seen.append)
 
 
 @contextmanager

@@ -52,8 +52,8 @@ def test_listok_db_upgrade_creates_the_schema_and_says_which(database_url, monke
     assert again.exit_code == 0 and again.output == f"database schema up to date ({head})\n"
 
 
-def test_listok_serve_threads_sets_waitress_lanes_and_write_admission(monkeypatch, tmp_path):
-    from webapp import lanes
+def test_listok_serve_threads_sets_waitress_threads_and_write_admission(monkeypatch, tmp_path):
+    import waitress
 
     for k, v in _env(f"sqlite:///{tmp_path / 'serve.db'}").items():
         monkeypatch.setenv(k, v)
@@ -67,17 +67,14 @@ def test_listok_serve_threads_sets_waitress_lanes_and_write_admission(monkeypatc
             pass
 
     def fake_create_server(app, **kw):
-        seen.update(kw, max_writes=app.extensions["admission"].max_writes, lanes=app.extensions["admission"].lanes)
+        seen.update(kw, max_writes=app.extensions["admission"].max_writes)
         return FakeServer()
 
-    monkeypatch.setattr(lanes, "create_server", fake_create_server)
+    monkeypatch.setattr(waitress, "create_server", fake_create_server)
     result = CliRunner().invoke(main, ["serve", "--threads", "12", "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert seen["threads"] == 12 and seen["port"] == 8123
-    dispatcher = seen["_dispatcher"]
-    assert isinstance(dispatcher, lanes.Lanes) and len(dispatcher.threads) == 12
-    assert dispatcher.reserved == 2 and seen["max_writes"] == 10 and seen["lanes"]  # 2 kept for readers
-    dispatcher.shutdown()
+    assert "_dispatcher" not in seen and seen["max_writes"] == 10  # 2 threads kept for readers
     assert CliRunner().invoke(main, ["serve", "--threads", "1"]).exit_code == 2  # at least 2
 
 

@@ -24,21 +24,13 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import OrderedDict
 from contextlib import contextmanager
 
-from flask import current_app, has_request_context, jsonify, request
+from flask import current_app, jsonify
 
 # per process; `listok serve` uses its threads less 2, gunicorn (deploy/gunicorn.conf.py) the same per worker
 DEFAULT_MAX_WRITES = 16
 DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
-STORED_KEYS = 4096  # a venue's sheets of a few rounds
-
-
-# set by webapp/lanes.py on a write that arrived too late to be answered in time (its ticket, seconds);
-# a header of that name a client sends is dropped first
-BUSY_HEADER = "X_LISTOK_BUSY"
-BUSY_ENVIRON = "HTTP_" + BUSY_HEADER
 
 
 class Busy(Exception):
@@ -58,20 +50,7 @@ class Admission:
         self.last_done = 0.0  # monotonic time the last write was answered
         self.refused = 0
         self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
-        self.lanes = False  # `listok serve`'s lanes mark late writes (elsewhere the header is a client's: ignored)
         self._lock = threading.Lock()
-        # idempotency keys of sheets this process stored lately: the lanes send a phone's retry of one
-        # (its answer was lost) to the readers; a hint only, the database answers the replay
-        self.stored_keys: OrderedDict = OrderedDict()
-
-    def remember_stored(self, key: str) -> None:
-        with self._lock:
-            self.stored_keys[key] = None
-            if len(self.stored_keys) > STORED_KEYS:
-                self.stored_keys.popitem(last=False)
-
-    def was_stored(self, key: str) -> bool:
-        return key in self.stored_keys
 
     def _interval(self, start: float) -> float:
         """The time this process took to answer this write, counted from the last write answered
@@ -93,20 +72,10 @@ class Admission:
         self.next_ticket = max(self.next_ticket, now + wait) + self.pace
         return min(60.0, self.next_ticket - now)
 
-    def on_arrival(self, waiting: int) -> float | None:
-        """A write arriving behind `waiting` others in the writes' queue (webapp/lanes.py): None
-        when it will be answered within the budget, else its ticket (it is answered busy)."""
-        with self._lock:
-            wait = (self.in_flight + waiting + 1) * self.pace
-            return self._ticket(wait) if wait > self.budget else None
-
     @contextmanager
     def slot(self):
         """Hold one write slot while the body runs (the write and its commit), or raise Busy at
-        once: a write the lanes found late on arrival, or one behind too many in flight."""
-        refused_on_arrival = request.environ.get(BUSY_ENVIRON) if self.lanes and has_request_context() else None
-        if refused_on_arrival:
-            raise Busy(float(refused_on_arrival))
+        once when too many are in flight or they would take longer than the budget."""
         with self._lock:
             ahead = self.in_flight
             wait = (ahead + 1) * self.pace

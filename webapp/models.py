@@ -12,12 +12,10 @@ import secrets
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from types import SimpleNamespace
 
 from flask_login import UserMixin
 from sqlalchemy import JSON, BigInteger, ForeignKey, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
-from sqlalchemy.orm.attributes import set_committed_value
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .extensions import db
@@ -27,16 +25,6 @@ ROLES = ("admin", "operator", "referee", "federation")
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-def set_loaded(obj, attr: str, value) -> None:
-    """`attr` of `obj` as the row now stands in the database (the caller's UPDATE wrote it): an ORM
-    object's committed state, not a change to flush; or a row read as a plain object (a batch of
-    phone sheets reads its tournament, tables and players that way, services/sheets.py)."""
-    if hasattr(obj, "_sa_instance_state"):
-        set_committed_value(obj, attr, value)
-    else:
-        setattr(obj, attr, value)
 
 
 class User(UserMixin, db.Model):
@@ -251,15 +239,6 @@ def counting_sheet(sheets):
     """The sheet of a table that counts: the newest accepted version (`sheets` in version order)."""
     accepted = [s for s in sheets if s.status == "accepted"]
     return accepted[-1] if accepted else None
-
-
-class TableRow(SimpleNamespace):
-    """A round table read as a plain row with its `sheets` (the public pages' view, a batch of phone
-    sheets), not an ORM object: its `sheet` as RoundTable.sheet."""
-
-    @property
-    def sheet(self):
-        return counting_sheet(self.sheets)
 
 
 class Sheet(db.Model):

@@ -175,11 +175,16 @@ def _bind(app, host: str, port: int, threads: int):
     """The listening socket before anything is printed: a busy port is one line."""
     import errno
 
-    from .lanes import make_server
+    from waitress import create_server
 
+    from .cli import BadInput
+
+    admission = app.extensions.get("admission")
+    if admission is not None and not app.config.get("LISTOK_MAX_WRITES"):
+        admission.max_writes = threads - 2  # two threads always free for readers, desks and referees
     try:
         # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-        return make_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+        return create_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             raise BadInput(_("port %(port)s on %(host)s is in use (another listok serve?): stop that server, "

@@ -240,7 +240,7 @@ def append(tid: int, kind: str, actor: str, payload: dict, *, now: bool = False,
 
 
 _ENTRY_KEYS = ("tournament_id", "seq", "mac", "at", "actor", "action", "payload", "prev_hash", "hash")
-# the columns named: database.run_steps runs it as compiled, with exactly the values `append` makes
+# the columns named, with exactly the values `append` makes: a batch inserts its entries in one executemany
 INSERT_ENTRY = insert(AuditEntry.__table__).values(
     {k: bindparam(k, type_=AuditEntry.__table__.c[k].type) for k in _ENTRY_KEYS})
 

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from flask_babel import gettext as _
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import select, update
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..models import AuditEntry, Tournament, set_loaded, utcnow
+from ..models import AuditEntry, Tournament
 from . import chain, chain_rows
 
 
@@ -62,29 +63,13 @@ def bump(t: Tournament, public: bool = True) -> None:
     bumped(t, result.rowcount, public)
 
 
-_QUIET_BUMP = update(_TOURNAMENT).where(_TOURNAMENT.c.id == bindparam("tid"), _TOURNAMENT.c.version == bindparam("seen")
-                                        ).values(version=bindparam("next"), chain_seq=bindparam("seq"),
-                                                 chain_head=bindparam("head"), chain_mac=bindparam("mac"))
-
-
-def quiet_bump(t: Tournament) -> tuple | None:
-    """bump(t, public=False) as a statement and its parameters, for the caller to run with others
-    (database.run_steps) and hand the count of rows it changed to `bumped`; None when this
-    transaction's chain entries are in the row already (then `bump` it)."""
-    head = chain.unwritten_head(db.session, t.id)
-    if not head:
-        return None
-    return _QUIET_BUMP, {"tid": t.id, "seen": t.version, "next": t.version + 1, "seq": head["chain_seq"],
-                         "head": head["chain_head"], "mac": head["chain_mac"]}
-
-
 def bumped(t: Tournament, count: int, public: bool = False) -> None:
     """After the UPDATE of a bump changed `count` rows: refused unless it found the version read."""
     if count != 1:
         raise StaleError(_("Someone changed this tournament at the same moment. "
                            "Nothing was saved: reload and check before trying again."))
     chain.head_written(db.session, t.id)
-    set_loaded(t, "version", t.version + 1)
+    set_committed_value(t, "version", t.version + 1)
     if public:
         db.session.expire(t, ["public_version"])
 

@@ -32,7 +32,7 @@ from sqlalchemy import bindparam, case, delete, func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..models import PinAttempt, Player, Round, Tournament, set_loaded, utcnow
+from ..models import PinAttempt, Player, Round, Tournament, utcnow
 from .common import ServiceError, audit
 from .keys import derived_key
 
@@ -391,7 +391,7 @@ def check_pins(t: Tournament, checks: list[tuple[Player, str, tuple[str, str] | 
         db.session.execute(update(Player).where(Player.id == player.id).values(**values)
                            .execution_options(synchronize_session=False))
         for attr, value in values.items():
-            set_loaded(player, attr, value)
+            set_committed_value(player, attr, value)
         if failures >= MAX_FAILURES:
             entry = ("pin.locked", "phone", {"start_no": player.start_no,
                                              "until": values["pin_locked_until"].isoformat()}, t.id)

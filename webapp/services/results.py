@@ -20,11 +20,10 @@ from flask_babel import gettext as _
 from sqlalchemy import JSON, Text, bindparam, cast, select
 from sqlalchemy.orm import selectinload
 
-from ..database import select_all
 from ..extensions import db
 from ..i18n import in_unit
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
-                      TableRow, Tournament, utcnow)
+                      Tournament, counting_sheet, utcnow)
 from ..rules import model as rules
 from ..rules.corrections import KINDS, CorrectionError, audit_entry, correct_published_sheet
 from ..rules.points import administrative_correction, sheet_hints, table_outcome, tied_winners
@@ -107,14 +106,22 @@ def _view_statements() -> dict:
 _VIEW = _view_statements()
 
 
+class ViewTable(SimpleNamespace):
+    """A round table as engine_view reads it, with its `sheets`: its `sheet` as RoundTable.sheet."""
+
+    @property
+    def sheet(self):
+        return counting_sheet(self.sheets)
+
+
 def engine_view(tid: int) -> SimpleNamespace:
     """The tournament as the public pages read it (standings, projector, seating, a
-    player's page), from seven table-level SELECTs (database.select_all: one round
-    trip on PostgreSQL) into plain objects with the models' attribute names: no ORM
+    player's page), from seven table-level SELECTs into plain objects with the models'
+    attribute names (ViewTable for a table): no ORM
     object is made (for 420 players and 3 rounds about half the cost of
     load_tournament), and nothing no public page shows is read (_NOT_SHOWN: what
     players signed, their PINs …). Read-only: nothing here can be changed or saved."""
-    found = dict(zip(_VIEW, select_all([(statement, {"tid": tid}) for statement, _k, _j in _VIEW.values()])))
+    found = {name: db.session.execute(statement, {"tid": tid}).all() for name, (statement, _k, _j) in _VIEW.items()}
 
     def rows(name, make=SimpleNamespace):
         _statement, keys, json_at = _VIEW[name]
@@ -130,11 +137,11 @@ def engine_view(tid: int) -> SimpleNamespace:
         raise NotFoundError(f"tournament {tid}")
     t = rows("tournament")[0]
     t.players, t.events, t.corrections, t.rounds = rows("players"), rows("events"), rows("corrections"), rows("rounds")
-    tables: dict[int, TableRow] = {}
+    tables: dict[int, ViewTable] = {}
     by_round = {r.id: r for r in t.rounds}
     for r in t.rounds:
         r.tables = []
-    for tab in rows("tables", make=TableRow):
+    for tab in rows("tables", make=ViewTable):
         tab.sheets = []
         tables[tab.id] = tab
         by_round[tab.round_id].tables.append(tab)

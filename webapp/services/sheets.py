@@ -23,21 +23,21 @@ from types import SimpleNamespace
 
 from flask import current_app
 from flask_babel import force_locale, get_locale, gettext as _
-from sqlalchemy import LABEL_STYLE_TABLENAME_PLUS_COL, bindparam, insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_row, run_steps, select_all
+from ..database import read_row
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
-                      Submission as SubmissionRow, TableRow, Tournament, utcnow)
+                      Submission as SubmissionRow, Tournament, utcnow)
 from ..rules.points import sheet_hints, table_outcome
 from ..rules.ruleset import get_ruleset
 from ..sync import protocol
 from . import acks, chain, rule_texts
-from .common import ServiceError, StaleError, audit, bump, bumped, quiet_bump
+from .common import ServiceError, StaleError, audit, bump
 from .engine import rules_table
-from .pins import (HOLD, PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, lock_tournament,
-                   pin_proof, round_started, taken)
+from .pins import (PLAYERS_BY_NO, PinError, PinLocked, check_pin, check_pins, hold_players, lock_tournament,
+                   pin_proof, round_started)
 from .tokens import TokenError, TokenExpired, read_table_token
 
 ACTOR = "phone"
@@ -553,56 +553,32 @@ def _locale(locale: str | None):
     return force_locale(locale)
 
 
-_T, _R, _RT, _S, _P = (m.__table__ for m in (Tournament, Round, RoundTable, Sheet, Player))
-_TOURNAMENT_ROW_LOCKED = (select(*_T.c).where(_T.c.id == bindparam("tid"))
-                          .with_for_update(key_share=True))
-# a round's tables, whether a later round exists, and their sheets: a row per sheet (_ROUND_TABLE's, as rows)
-_TABLE_ROWS = (select(*_R.c, *_RT.c, _LATER_ROUND.label("later"), *_S.c)
-               .select_from(_R.join(_RT, _RT.c.round_id == _R.c.id).outerjoin(_S, _S.c.table_id == _RT.c.id))
-               .where(_R.c.tournament_id == bindparam("tid"), _R.c.number == bindparam("rno"),
-                      _RT.c.number.in_(bindparam("nos", expanding=True)))
-               .order_by(_RT.c.number, _S.c.version)).set_label_style(LABEL_STYLE_TABLENAME_PLUS_COL)
+# the round's tables of a batch with their sheets, as _ROUND_TABLE reads one
+_ROUND_TABLES = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+                 .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
+                 .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
+                        RoundTable.number.in_(bindparam("nos", expanding=True)))
+                 .order_by(RoundTable.number, Sheet.version))
 
 
 def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], now) -> tuple:
-    """A batch's first reads, the tournament locked first, in one round trip on PostgreSQL (each
-    statement of a pipeline starts when the one before it has ended: the tables are read after the
-    lock is held, as a lone sheet reads them, `locked_table`): (the tournament; (round, table) →
-    (round, table) if that round is being played, else its SyncRefusal; the players of `start_nos`
-    (the batch's sheets name them, and a sheet naming others than its table's is refused before
-    any PIN) by start number, and `held`, pins.hold_players' step 1 for them: the fresh pin_hash
-    by id of those whose rows it took). Plain objects with the models' attribute names, not ORM
-    objects: a batch only reads them, and loading ORM objects was a large part of its fixed work."""
-    rounds = sorted({rno for rno, _no in places})
-    wanted = {rno: sorted({no for r, no in places if r == rno}) for rno in rounds}
-    steps = [(_TOURNAMENT_ROW_LOCKED, {"tid": tid})]
-    steps += [(_TABLE_ROWS, {"tid": tid, "rno": rno, "nos": wanted[rno]}) for rno in rounds]
-    steps.append((HOLD, {"tid": tid, "nos": start_nos, "now": now}))
-    rows = select_all(steps)
-    if not rows[0]:
-        raise gone(_("This tournament is no longer on this server."))
-    t = SimpleNamespace(**dict(zip(_T.c.keys(), rows[0][0])))
+    """A batch's first reads, the tournament locked first (the tables are read after the lock is
+    held, as a lone sheet reads them, `locked_table`): (the tournament; (round, table) → (round,
+    table) if that round is being played, else its SyncRefusal; the players of `start_nos` (the
+    batch's sheets name them, and a sheet naming others than its table's is refused before any
+    PIN) by start number, and `held`, pins.hold_players' step 1 for them)."""
+    t = load_tournament(tid, lock=True)
     found: dict = {}
-    n_round, n_table = len(_R.c), len(_RT.c)
-    number = n_round + _RT.c.keys().index("number")
-    for rno, table_rows in zip(rounds, rows[1:1 + len(rounds)]):
-        r, tables, latest = None, {}, False
-        for row in table_rows:
-            r = r or SimpleNamespace(**dict(zip(_R.c.keys(), row[:n_round])))
-            tab = tables.get(row[number])
-            if tab is None:
-                tab = tables[row[number]] = TableRow(**dict(zip(_RT.c.keys(), row[n_round:n_round + n_table])),
-                                                     sheets=[])
-            latest = row[n_round + n_table] is None
-            sheet = row[n_round + n_table + 1:]
-            if sheet[0] is not None:
-                tab.sheets.append(SimpleNamespace(**dict(zip(_S.c.keys(), sheet))))
-        for no in wanted[rno]:
+    for rno in sorted({rno for rno, _no in places}):
+        nos = sorted({no for r, no in places if r == rno})
+        rows = db.session.execute(_ROUND_TABLES, {"tid": tid, "rno": rno, "nos": nos}).unique().all()
+        tables = {tab.number: (r, tab, later is None) for r, tab, later in rows}
+        for no in nos:
             try:
-                found[(rno, no)] = _playing(r if no in tables else None, tables.get(no), latest)
+                found[(rno, no)] = _playing(*tables.get(no, (None, None, False)))
             except SyncRefusal as e:
                 found[(rno, no)] = e
-    players, held = taken(tid, [SimpleNamespace(**dict(zip(_P.c.keys(), row))) for row in rows[-1]], start_nos)
+    players, held = hold_players(t, start_nos, now)
     return t, found, players, held
 
 
@@ -764,40 +740,24 @@ class ReceiptTaken(Exception):
 
 def _write_together(t: Tournament, together: _Together, new_any: bool) -> None:
     """The end of a batch (submit_together): its new sheets by insert_sheet's guarded INSERT each,
-    the submissions, the chain entries held and the version bump with the chain's head, on
-    PostgreSQL all in one round trip (database.run_steps). Where a receipt is another sheet's
-    (40 bits in common; that INSERT inserts nothing), ReceiptTaken: the batch is rolled back and
-    each of its sheets goes alone, where insert_sheet finds the longer receipt before the answer
-    and the sheet.phone entry name it."""
-    steps = []
+    the submissions, the chain entries held and the version bump with the chain's head. Where a
+    receipt is another sheet's (40 bits in common; that INSERT inserts nothing), ReceiptTaken: the
+    batch is rolled back and each of its sheets goes alone, where insert_sheet finds the longer
+    receipt before the answer and the sheet.phone entry name it."""
     if together.sheets:
-        rows = [_sheet_values(s) for s in together.sheets]
-        keys = tuple(rows[0])
-        if any(tuple(row) != keys for row in rows):
-            raise ValueError("the new sheets of a batch have different columns")
-        steps.append((_guarded_insert(keys), [{**row, "receipt_tid": t.id} for row in rows], True))
-    if together.submissions:  # a new sheet's id is not known before: its row is found by table and version
-        steps.append((_INSERT_SUBMISSION_OF_SHEET,
-                      [{**row, "sheet_version": sheet.version} for row, sheet in together.submissions], False))
-    entries = chain.take_held(db.session)
-    if entries:
-        steps.append((chain.INSERT_ENTRY, entries, False))
-    version = quiet_bump(t) if new_any else None
-    if version is not None:
-        steps.append((version[0], [version[1]], False))
-    results = iter(run_steps(steps))
-    if together.sheets:
-        ids = next(results)
+        ids = []
+        for sheet in together.sheets:
+            values = _sheet_values(sheet)
+            row = db.session.execute(_guarded_insert(tuple(values)), {**values, "receipt_tid": t.id}).first()
+            ids.append(None if row is None else row[0])
         if None in ids:
             raise ReceiptTaken([s.receipt for s, i in zip(together.sheets, ids) if i is None])
         for sheet, sheet_id in zip(together.sheets, ids):
             sheet.id = sheet_id
-    for written, expected in ((together.submissions, len(together.submissions)), (entries, len(entries))):
-        if written and next(results) != expected:
-            raise RuntimeError(f"{expected} rows of a batch's submissions or chain entries, not all inserted")
-    if version is not None:
-        bumped(t, next(results))
-    elif new_any:
+    if together.submissions:
+        db.session.execute(_INSERT_SUBMISSION, [{**row, "sheet_id": sheet.id} for row, sheet in together.submissions])
+    chain.write_held(db.session)
+    if new_any:
         bump(t, public=False)
 
 
@@ -810,17 +770,6 @@ _INSERT_SHEET = insert(Sheet.__table__)
 _INSERT_SUBMISSION = insert(SubmissionRow.__table__)
 
 
-def _submission_of_sheet():
-    """INSERT INTO submission … SELECT :values, sheet.id FROM sheet WHERE its table and version."""
-    table = SubmissionRow.__table__
-    params = {k: bindparam(k, type_=table.c[k].type)
-              for k in ("idempotency_key", "table_id", "content_hash", "http_status", "response")}
-    of_sheet = select(*params.values(), Sheet.id).where(Sheet.table_id == params["table_id"],
-                                                         Sheet.version == bindparam("sheet_version"))
-    return insert(table).from_select([*params, "sheet_id"], of_sheet)
-
-
-_INSERT_SUBMISSION_OF_SHEET = _submission_of_sheet()
 _GUARDED: dict[tuple, object] = {}
 
 

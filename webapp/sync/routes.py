@@ -75,7 +75,6 @@ def _submit_sheet(coming):
         with admission.current().slot():
             # with the sheets waiting beside it, committed
             answer = together.current().submit(sub, place, coming)
-        admission.current().remember_stored(sub.idempotency_key)
     except admission.Busy as e:
         return admission.busy_answer(e)
     except sheets.SyncRefusal as e:

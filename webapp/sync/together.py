@@ -49,7 +49,6 @@ class Together:
         self._queued = threading.Condition(self._lock)
         self._waiting: dict[int, deque[_Waiting]] = {}  # by tournament; a tournament here has a leader
         self.arriving = 0  # sheets whose requests are being read, not queued yet (`coming`)
-        self.lanes = None  # `listok serve`'s lanes (webapp/lanes.py), which tell of writes waiting for a thread
 
     @contextmanager
     def coming(self):
@@ -108,7 +107,7 @@ class Together:
         with self._lock:
             queue = self._waiting[tid]
             deadline = time.monotonic() + self.gather
-            while len(queue) < self.max_together and (self.arriving or self._more_coming(len(queue))):
+            while len(queue) < self.max_together and self.arriving:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -124,16 +123,6 @@ class Together:
                     left.append(w)
             queue.extend(left)
         return batch
-
-    def _more_coming(self, queued: int) -> bool:
-        """Whether a phone write waits in `listok serve`'s writes lane (webapp/lanes.py) while a thread
-        that could take it is not in this queue: the threads of the batch just answered, back in a
-        moment. Without waiting for them, the sheets queued behind that batch went as a batch of
-        their own, and the next batch were those threads' sheets: in a burst, batches of 3 and 3
-        (or 5 and 1) each paying a batch's fixed work, instead of 6."""
-        if self.lanes is None:
-            return False
-        return bool(self.lanes.writes) and queued < self.lanes.write_threads
 
     def _lead(self, tid: int) -> None:
         batch = self._take(tid)
