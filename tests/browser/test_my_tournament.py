@@ -84,13 +84,14 @@ def test_pin_slips_personal_link_opens_my_page_and_stops_when_the_pin_is_issued_
     sign-on and the key leaves the address bar; once the PIN is issued anew the phone forgets the key
     and asks for start number and PIN, saying why."""
     from webapp.models import Player
-    from webapp.services import companion, pins as pin_service
+    from webapp.services import pins as pin_service
+    from webapp.views.shared import personal_link
 
     url, app, tid, _pins, _seats = venue
     with app.test_request_context(base_url=url):
         t = db.session.get(Tournament, tid)
         player = db.session.scalar(select(Player).where(Player.tournament_id == tid, Player.start_no == 5))
-        link = companion.personal_link(t, player)
+        link = personal_link(t, player)
         db.session.remove()
     assert link.startswith(f"{url}/t/{tid}/me#n=5&k=5.")
     errors: list[str] = []

@@ -38,6 +38,7 @@ PUBLIC = {
     "public.me_now": "a player's seat, results and receipts: public like the player's page",
     "public.me_sign_on": "a player signs on with start number and PIN, not an account",
     "public.me_call": "a player calls a referee to their table: the key their PIN got is the credential",
+    "public.me_key": "a phone checks its personal key: the key is the credential, the answer only yes or no",
     "public.scan": "scanning a table's QR code inside the app, for anyone at the venue",
     "public.table_code": "a table's printed short code opens its sheet, like its QR code",
     "calls.place_call": "a table calls the referee: the signed table token is the credential",

@@ -15,7 +15,7 @@ import base64
 import hashlib
 import hmac
 
-from flask import current_app, url_for
+
 from flask_babel import gettext as _
 from sqlalchemy import select
 
@@ -62,16 +62,6 @@ def read_player_key(key: str | None, tid: int) -> int | None:
     if not pin_hash or not hmac.compare_digest(mac, _mac(tid, start_no, pin_hash, issued_at)):
         return None
     return start_no
-
-
-def personal_link(t: Tournament, player: Player) -> str:
-    """The address printed as the PIN slip's personal QR code: "my tournament", already
-    identified. The key rides in the fragment, which no browser sends, so it stays out
-    of every server's and proxy's log."""
-    base = current_app.config.get("LISTOK_PUBLIC_URL")
-    path = url_for("public.me", tid=t.id)
-    page = base.rstrip("/") + path if base else url_for("public.me", tid=t.id, _external=True)
-    return f"{page}#n={player.start_no}&k={player_key(t.id, player.start_no, player)}"
 
 
 def sign_on(t: Tournament, start_no, pin) -> str:

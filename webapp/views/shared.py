@@ -15,7 +15,7 @@ from markupsafe import Markup
 from ..i18n import round_rule_text
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..services import chain, results as svc
+from ..services import chain, companion, results as svc
 from ..services.cache import VersionedCache
 from ..services.rounds import round_ends_at, round_minutes
 from ..services.tokens import table_token
@@ -71,6 +71,16 @@ def sheet_url(tid: int, round_no: int, table_no: int) -> str:
     if base:
         return base.rstrip("/") + url_for("table.sheet", token=token)
     return url_for("table.sheet", token=token, _external=True)
+
+
+def personal_link(t: Tournament, player: Player) -> str:
+    """The address printed as the PIN slip's personal QR code: "my tournament", already
+    identified. The key rides in the fragment, which no browser sends, so it stays out
+    of every server's and proxy's log."""
+    base = current_app.config.get("LISTOK_PUBLIC_URL")
+    path = url_for("public.me", tid=t.id)
+    page = base.rstrip("/") + path if base else url_for("public.me", tid=t.id, _external=True)
+    return f"{page}#n={player.start_no}&k={companion.player_key(t.id, player.start_no, player)}"
 
 
 def clock_context(r: Round | None) -> dict:

@@ -18,11 +18,12 @@ from ...models import Player
 from ...rules.ruleset import get_ruleset
 from ...rules.season import NOMINATED
 from ...services import access, officials as off_svc, players as svc
-from ...services import companion, pins as pin_svc
+from ...services import pins as pin_svc
 from ...services.paper import slip_texts
 from ...services.common import ServiceError, StaleError, get_tournament
 from ...services.tournament_file import export_results_csv, export_tournament, import_tournament
 from ...services.venue_season import for_tournament
+from ..shared import personal_link
 from ..auth import operator_required
 from .qr import qr_svg
 from . import bp
@@ -426,8 +427,8 @@ def _pin_page(t, p, form, pin=None, status=200):
 
 
 def _slip_qr(t) -> dict:
-    """The personal QR code of a PIN slip (services/companion.personal_link)."""
-    return {"me_link": lambda p: companion.personal_link(t, p), "qr_svg": qr_svg}
+    """The personal QR code of a PIN slip (views/shared.personal_link)."""
+    return {"me_link": lambda p: personal_link(t, p), "qr_svg": qr_svg}
 
 
 @bp.route("/t/<int:tid>/players/<int:pid>/pin", methods=["GET", "POST"])
