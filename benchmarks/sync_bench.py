@@ -84,7 +84,15 @@ class Served:
 
     def __init__(self, app, threads: int = 8):
         self.server = create_server(app, host="127.0.0.1", port=0, threads=threads)
-        self.thread = threading.Thread(target=self.server.run, name="waitress", daemon=True)
+        self.closing = False
+        self.thread = threading.Thread(target=self._run, name="waitress", daemon=True)
+
+    def _run(self):
+        try:
+            self.server.run()
+        except OSError:
+            if not self.closing:  # closing the sockets under the loop's select() is the way out
+                raise
 
     @property
     def url(self) -> str:
@@ -98,6 +106,7 @@ class Served:
 
     def __exit__(self, *exc):
         logging.getLogger("waitress").setLevel(logging.CRITICAL)  # a request cut off by the close is expected
+        self.closing = True
         self.server.close()
         self.thread.join(timeout=5)
 
