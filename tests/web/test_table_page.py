@@ -209,7 +209,7 @@ def test_service_worker_version_follows_the_static_files(app, anon, tmp_path):
     shutil.copytree(app.static_folder, static)
     app.static_folder = str(static)
     assert re.search(r'VERSION = "(\w+)"', text(anon.get("/sw.js"))).group(1) == first  # same content
-    js = static / "js" / "sheet.js"
+    js = static / "js" / "sheet" / "main.js"
     js.write_text(js.read_text() + "\n// a deploy\n")
     assert re.search(r'VERSION = "(\w+)"', text(anon.get("/sw.js"))).group(1) != first
 
