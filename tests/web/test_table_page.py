@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 from decimal import Decimal as D
+from pathlib import Path
 
 import pytest
 
@@ -136,6 +137,23 @@ def test_sheet_page_loads_only_assets_the_service_worker_precaches(app, anon):
         assert anon.get(url).status_code == 200
 
 
+def test_every_import_of_the_sheet_modules_is_precached(app, anon):
+    """An import resolves against the importing module's URL and drops its query: the worker must
+    hold each module under that plain URL, or the page fails offline."""
+    sw = text(anon.get("/sw.js"))
+    precache = set(json.loads(re.search(r"var PRECACHE = (\[.*?\]);", sw).group(1)))
+    folder = Path(app.static_folder) / "js" / "sheet"
+    modules = sorted(folder.glob("*.js"))
+    assert len(modules) > 1
+    imported = set()
+    for module in modules:
+        for name in re.findall(r'^import .* from "\./([\w-]+\.js)";$', module.read_text(), re.M):
+            assert (folder / name).is_file() and f"/static/js/sheet/{name}" in precache, (module.name, name)
+            imported.add(name)
+    assert imported == {m.name for m in modules} - {"main.js"}  # no module is left unused
+    assert any(u.startswith("/static/js/sheet/main.js?v=") for u in precache)  # the entry, by its hash URL
+
+
 def test_sheet_page_refusals_keep_their_messages(app, anon):
     tid = published(app)
     resp = anon.get("/s/forged.token.here?lang=en")
@@ -209,9 +227,13 @@ def test_service_worker_version_follows_the_static_files(app, anon, tmp_path):
     shutil.copytree(app.static_folder, static)
     app.static_folder = str(static)
     assert re.search(r'VERSION = "(\w+)"', text(anon.get("/sw.js"))).group(1) == first  # same content
-    js = static / "js" / "sheet.js"
+    js = static / "js" / "sheet" / "main.js"
     js.write_text(js.read_text() + "\n// a deploy\n")
     assert re.search(r'VERSION = "(\w+)"', text(anon.get("/sw.js"))).group(1) != first
+    second = re.search(r'VERSION = "(\w+)"', text(anon.get("/sw.js"))).group(1)
+    js = static / "js" / "sheet" / "render.js"  # a module only an import loads
+    js.write_text(js.read_text() + "\n// a deploy\n")
+    assert re.search(r'VERSION = "(\w+)"', text(anon.get("/sw.js"))).group(1) != second
 
 
 # --------------------------------------------------------------------------- compression

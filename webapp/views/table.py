@@ -1,7 +1,7 @@
 """The table's page, opened from the QR code on the paper sheet: /s/<token>.
 
 The phone score sheet (SEM-B5, C4, C6, C8): the page carries the table's data
-and every text its scripts show; the scripts (static/js/sheet.js, outbox.js)
+and every text its scripts show; the scripts (static/js/sheet/, outbox.js)
 do the entry, the signatures and the sending (docs/SYNC.md). The service
 worker that keeps the page working offline is served at /sw.js.
 """
@@ -79,7 +79,7 @@ def sheet(token: str):
                            strings=phone_strings(rs, state["rules"]["keeper"]),
                            keeper_words=keeper_phrase(rs, state["rules"]["keeper"]),
                            total=Decimal(state["total_cents"] or 0).scaleb(-2), looks_insecure=looks_insecure(),
-                           assets=SHEET_ASSETS,
+                           assets=SHEET_ASSETS, entry=SHEET_ENTRY, modules=module_urls(),
                            rows=list(zip(table_seats, shown.sums)) if shown else None)
 
 
@@ -242,8 +242,9 @@ def phone_strings(rs, keeper_position: int | None = None) -> dict:
 # --------------------------------------------------------------------------- the service worker
 
 # what the table page loads: precached by the service worker so the page works offline
+SHEET_ENTRY = "js/sheet/main.js"
 SHEET_ASSETS = ("css/listok.css", "vendor/signature_pad-5.1.4.umd.min.js",
-                "js/sha256.js", "js/outbox.js", "js/signature.js", "js/sheet.js", "js/call.js",
+                "js/sha256.js", "js/outbox.js", "js/signature.js", SHEET_ENTRY, "js/call.js",
                 "js/display.js",
                 "icons/icon-192.png", "icons/icon-maskable-192.png")  # base.html's icon links
 SW_TEMPLATE = "js/sw.js"
@@ -255,6 +256,19 @@ PAGE_SOURCES = ("templates/base.html", "templates/table/sheet.html", "templates/
 def _static_files(names) -> list[Path]:
     folder = Path(current_app.static_folder)
     return [folder / n for n in names]
+
+
+def sheet_modules() -> list[str]:
+    """The modules the sheet's entry imports: every other file of static/js/sheet/."""
+    folder = Path(current_app.static_folder)
+    return sorted(p.relative_to(folder).as_posix() for p in (folder / SHEET_ENTRY).parent.glob("*.js")
+                  if p.as_posix() != (folder / SHEET_ENTRY).as_posix())
+
+
+def module_urls() -> list[str]:
+    """Their URLs as an import resolves them: without the content-hash query, so the worker's copy
+    answers them offline (a plain static URL is revalidated, never taken stale from the HTTP cache)."""
+    return [url_for("static", filename=n, v=None) for n in sheet_modules()]
 
 
 def _page_sources() -> list[Path]:
@@ -269,13 +283,13 @@ def service_worker_source() -> str:
     """static/js/sw.js with its version (a hash of itself, every precached file and
     the page's templates and translations, so a deploy that changes any of them
     installs a new worker and new caches) and the precache list filled in."""
-    files = _static_files((SW_TEMPLATE,) + SHEET_ASSETS) + _page_sources()
+    files = _static_files((SW_TEMPLATE,) + SHEET_ASSETS + tuple(sheet_modules())) + _page_sources()
     key = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
     if key not in _sw_cache:
         digest = hashlib.sha256()
         for f in files:
             digest.update(f.read_bytes())
-        precache = [url_for("static", filename=n) for n in SHEET_ASSETS]
+        precache = [url_for("static", filename=n) for n in SHEET_ASSETS] + module_urls()
         source = files[0].read_text(encoding="utf-8")
         _sw_cache.clear()
         _sw_cache[key] = (source.replace("__VERSION__", digest.hexdigest()[:16])
