@@ -978,7 +978,7 @@ def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> 
     try:
         c = correct_published_sheet(rs, round_no, recorded, sums, kind, next_draw, clubs)
     except CorrectionError as e:
-        raise ServiceError(str(e)) from e
+        raise ServiceError(rule_texts.engine_text(e)) from e
 
     seat_changes, adv_changes, warnings = [], [], []
     if c.swapped_draw is not None and next_draw is not None:
