@@ -21,7 +21,7 @@ from sqlalchemy import JSON, Text, bindparam, cast, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
-from ..i18n import in_unit
+from ..i18n import figure, in_unit
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
                       Tournament, counting_sheet, utcnow)
 from ..rules import model as rules
@@ -295,7 +295,7 @@ def desk_extra(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> di
         ended = (form.get("ended") or "").strip()
         if ended not in ("win", "time"):
             if strict:
-                raise ServiceError(_("Say how the game ended: a player reached 1000, or time ran out (TH-3)."),
+                raise ServiceError(_("Say how the game ended: a player reached %(win)s, or time ran out (TH-3).", win=figure(1000, None)),
                                    field="ended")
             ended = None
         out["ended"] = ended
