@@ -107,3 +107,28 @@ def test_busy_port_and_demo_refusal_in_four_languages(tmp_path, lang, says):
     demo = CliRunner().invoke(main, ["demo"], env=_env(tmp_path, lang))
     refusal = {"sk": "demo odmietnuté", "cs": "demo odmítnuto", "en": "refusing the demo", "ru": "демо отклонено"}
     assert demo.exit_code == 2 and refusal[lang[:2]] in demo.stderr and "--force venue.db" in demo.stderr
+
+
+ENGINE_REFUSAL = {
+    "sk_SK.UTF-8": "kolo 1, stôl 2: sumy dávajú spolu 31,00, stôl musí dať 30,00",
+    "cs_CZ.UTF-8": "kolo 1, stůl 2: součty dávají dohromady 31,00, stůl musí dát 30,00",
+    "ru_RU.UTF-8": "тур 1, стол 2: суммы дают в итоге 31,00, итог стола должен быть 30,00",
+    "de_DE.UTF-8": "round 1, table 2: the sums total 31.00, the table total must be 30.00",
+    "": "round 1, table 2: the sums total 31.00, the table total must be 30.00",
+}
+
+
+@pytest.mark.parametrize("lang", ENGINE_REFUSAL)
+def test_engine_refusals_in_the_environments_language_english_without_lang(tmp_path, lang):
+    import json
+    from decimal import Decimal
+    from pathlib import Path
+
+    d = json.loads((Path(__file__).parent / "data/sem27_poprad_r3.json").read_text("utf-8"))
+    sums = d["rounds"][0]["tables"][1]["sums"]
+    sums[0] = str(Decimal(str(sums[0])) + 1)
+    path = tmp_path / "poprad.json"
+    path.write_text(json.dumps(d), "utf-8")
+    r = CliRunner().invoke(main, ["standings", str(path)], env=_env(tmp_path, lang or None))
+    assert r.exit_code == 2
+    assert r.stderr == f"listok: {path}: {ENGINE_REFUSAL[lang]}\n", r.stderr

@@ -11,7 +11,8 @@ LISTOK_DEBUG is set, which shows the traceback.
 
 The server's commands speak the language of the environment (LANGUAGE, LC_ALL,
 LC_MESSAGES, LANG: sk, cs, en, ru; English for any other) from the pages' own
-catalogs; the computing commands' messages come from the rules engine, in English.
+catalogs; so do the rules engine's refusals (services/rule_texts.engine_text), which
+stay exactly the engine's English lines when the environment names no other language.
 """
 from __future__ import annotations
 
@@ -45,13 +46,24 @@ def _guarded(func):
             raise
         except Exception as e:  # noqa: BLE001 - the contract is: never a traceback
             if isinstance(e, _bad_input_types()):
-                raise BadInput(_one_line(str(e))) from e
+                raise BadInput(_one_line(engine_line(e))) from e
             if os.environ.get("LISTOK_DEBUG"):
                 raise
             raise InternalError(_one_line(_("internal error: %(error)s (set LISTOK_DEBUG=1 for the traceback)",
                                              error=f"{type(e).__name__}: {e}"))) from e
 
     return wrapper
+
+
+def engine_line(e) -> str:
+    """An engine error in the environment's language; the engine's own line in English."""
+    locale = cli_locale()
+    if locale == "en":
+        return str(e)
+    from .cli_base import _catalog
+    from .services.rule_texts import engine_text
+
+    return engine_text(e, _catalog(locale), locale)
 
 
 class ListokGroup(click.Group):
@@ -106,7 +118,7 @@ def _in_file(path: str, func, *args):
     except ExchangeError:
         raise
     except ValueError as e:
-        raise BadInput(_one_line(f"{path}: {e}")) from e
+        raise BadInput(_one_line(f"{path}: {engine_line(e)}")) from e
 
 
 def _load_final(files) -> list:

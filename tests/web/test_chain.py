@@ -165,7 +165,7 @@ def test_an_edited_payload_is_caught(app, runner, op, played):
     payload["sheet"]["sums"] = ["0.00", "10.00", "20.00"]
     sql(app, update(ENTRIES).where(ENTRIES.c.tournament_id == played, ENTRIES.c.seq == seq)
         .values(payload=payload))
-    broken(runner, op, played, 2, 2, f"record #{seq} (sheet.store) was changed")
+    broken(runner, op, played, 2, 2, f"record #{seq} (a stored sheet) was changed")
 
 
 def test_an_entry_appended_after_the_fact_is_caught(app, runner, op, played):

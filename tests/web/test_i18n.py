@@ -432,3 +432,48 @@ def test_th_the_thousand_is_named_by_the_games_own_name_in_every_language(app, l
 
     with app.test_request_context(), force_locale(lang):
         assert ruleset_title("thousand") == title
+
+
+# --------------------------------------------------------------------------- the engine's refusals
+
+
+def _inconsistent_file() -> bytes:
+    """A SEM file whose round 1 table 2 totals one euro too much."""
+    import json
+
+    d = json.loads((Path(__file__).resolve().parents[1] / "data/sem27_poprad_r3.json").read_text("utf-8"))
+    sums = d["rounds"][0]["tables"][1]["sums"]
+    sums[0] = str(Decimal(str(sums[0])) + 1)
+    return json.dumps(d).encode()
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("ru", "тур 1, стол 2: суммы дают в итоге"), ("cs", "kolo 1, stůl 2: součty dávají dohromady"),
+    ("sk", "kolo 1, stôl 2: sumy dávajú spolu"),
+    ("en", "round 1, table 2: the sums total"),
+])
+def test_an_inconsistent_file_is_refused_in_the_pages_language(op, lang, says):
+    from html import unescape
+    from io import BytesIO
+
+    op.set_cookie("lang", lang)
+    r = op.post("/operator/import", data={"file": (BytesIO(_inconsistent_file()), "poprad.json")},
+                content_type="multipart/form-data")
+    assert r.status_code == 422
+    page = unescape(r.get_data(as_text=True))
+    assert says in page, page
+    if lang != "en":
+        assert "the sums total" not in page and "the table total" not in page
+        assert re.search(r"\d,00", page)  # the locale's decimal sign in the amounts
+
+
+def test_engine_texts_keep_the_english_line(app):
+    """str() of an engine error stays the English line other tools read (EXCHANGE.md)."""
+    from webapp.rules.exchange import ExchangeError, loads
+    from webapp.services.rule_texts import engine_text
+
+    with pytest.raises(ExchangeError) as e:
+        loads(_inconsistent_file(), "poprad.json")
+    assert str(e.value).startswith("poprad.json: round 1, table 2: the sums total ")
+    with app.test_request_context("/?lang=en"):
+        assert engine_text(e.value) == str(e.value)

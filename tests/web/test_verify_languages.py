@@ -22,7 +22,8 @@ LANGS = {
 }
 ENGLISH = re.compile(r"\b(the|was|published|chain|record|records|sheet|version|differs|database|deleted|"
                      r"tournament|round|table|status|standings|projector)\b")
-RAW_KEYS = re.compile(r"round-\d|\(standings[,)]|\(projector[,)]")
+RAW_KEYS = re.compile(r"round-\d|\(standings[,)]|\(projector[,)]|\((sheet|round|head|player|tournament)\.\w+\)|"
+                      r"\b(round_table|start_no) id\b")
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from .errors import N_
 from .ruleset import Officials, RuleSet, register
 
 
@@ -23,7 +24,7 @@ class BBLiga(RuleSet):
     cuts = {}
     club_rule_rounds = frozenset({1, 2, 3, 4, 5})
     total_rule = "BB-1"
-    split_rule = "BB-2: tables of 3"
+    split_rule = N_("BB-2: tables of 3")
     published_corrections = True  # interpretation: BB liga follows SEM-C10
     # interpretation (BB-2): the draw, publication and discipline as SEM's (SEM-B2, B7, C9, D, E)
     cites = {**RuleSet.cites, "seat-rating": "BB-2, SEM-B2", "seat-standings": "BB-2, SEM-B7"}

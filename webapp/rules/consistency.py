@@ -25,8 +25,10 @@ table and start number:
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 from fractions import Fraction
 
+from .errors import N_, Nn_, Text
 from .model import CENT, Tournament
 from .points import sheet_hints
 from .ruleset import RuleSet
@@ -42,8 +44,11 @@ def check(t: Tournament, rs: RuleSet, source: str) -> None:
 
     for i, ev in enumerate(t.events, 1):
         if ev.type == "card" and ev.colour == "red" and len(set(ev.referees)) < 2:
-            fail(f"the red card of start number {ev.start_no} names {len(set(ev.referees))} referee(s): "
-                 f"a red card needs at least two (SEM-E8)", where=f"event {i}")
+            fail(Text(Nn_("the red card of start number %(s)d names %(num)d referee(s): a red card needs at least "
+                          "two (SEM-E8)",
+                          "the red card of start number %(s)d names %(num)d referee(s): a red card needs at least "
+                          "two (SEM-E8)"), s=ev.start_no, num=len(set(ev.referees))),
+                 where=Text(N_("event %(n)d"), n=i))
 
     corrected = _corrected_tables(t)
     prev_seated: set[int] = set()
@@ -53,33 +58,35 @@ def check(t: Tournament, rs: RuleSet, source: str) -> None:
         missing = [k for k in range(1, len(numbers) + 1) if k not in numbers]
         if missing:
             listed = ", ".join(map(str, numbers))
-            fail(f"table {missing[0]} is missing (the round has tables {listed})", round=r)
+            fail(Text(N_("table %(t)d is missing (the round has tables %(listed)s)"), t=missing[0], listed=listed),
+                 round=r)
         status = field_status(t, r - 1)
         seated = {s: tr.table for tr in rnd.tables for s in tr.players}
         for tr in rnd.tables:
             for s in tr.players:
                 if s in status.disqualified:
-                    fail(f"start number {s} was disqualified in round {status.disqualified[s]} "
-                         f"(SEM-D2) and cannot play in round {r}", round=r, table=tr.table)
+                    fail(Text(N_("start number %(s)d was disqualified in round %(dq)d (SEM-D2) and cannot play "
+                                 "in round %(r)d"), s=s, dq=status.disqualified[s], r=r), round=r, table=tr.table)
                 if s in status.withdrawn and status.withdrawn[s] < r:
-                    fail(f"start number {s} withdrew after round {status.withdrawn[s]} ({rs.withdrawal_rule}) "
-                         f"and cannot play in round {r}", round=r, table=tr.table)
+                    fail(Text(N_("start number %(s)d withdrew after round %(w)d (%(rule)s) and cannot play in "
+                                 "round %(r)d"), s=s, w=status.withdrawn[s], rule=rs.withdrawal_rule, r=r),
+                         round=r, table=tr.table)
             _check_table(rs, t, r, tr, corrected, fail)
         kind = rs.round_kind(r)
         if kind == "cut":
             for tr in rnd.tables:
                 for s in tr.players:
                     if s not in prev_seated:
-                        fail(f"start number {s} did not play round {r - 1} and cannot advance into "
-                             f"round {r}", round=r, table=tr.table)
+                        fail(Text(N_("start number %(s)d did not play round %(prev)d and cannot advance into "
+                                     "round %(r)d"), s=s, prev=r - 1, r=r), round=r, table=tr.table)
             if not any(c[0] < r for c in corrected):
                 _check_cut(t, rs, r, seated, fail)
         else:
             for s in sorted(eligible_field(t, r, status)):
                 p = t.player(s)
                 if s not in seated and p.substitute_for is None and p.status != "substitute":
-                    fail(f"start number {s} is in the field but sits at no table (is a table missing?)",
-                         round=r, where=f"start number {s}")
+                    fail(Text(N_("start number %(s)d is in the field but sits at no table (is a table "
+                                 "missing?)"), s=s), round=r, where=Text(N_("start number %(s)d"), s=s))
         if not (kind == "cut" and rs.final_size):
             _check_split(t, rs, rnd, status, fail)
         prev_seated = set(seated)
@@ -101,13 +108,16 @@ def _check_cut(t: Tournament, rs: RuleSet, r: int, seated: dict[int, int], fail)
     if extra:
         s = min(extra)
         place = next((row.place for row in standings(before, r - 1, rs) if row.player.start_no == s), None)
-        placed = f" (placed {place} after round {r - 1})" if place is not None else ""
-        fail(f"start number {s} is seated but the cut ({rs.cut_rule}) does not let them "
-             f"through{placed}", round=r, table=seated[s])
+        if place is not None:
+            fail(Text(N_("start number %(s)d is seated but the cut (%(rule)s) does not let them through (placed "
+                         "%(place)d after round %(prev)d)"), s=s, rule=rs.cut_rule, place=place, prev=r - 1),
+                 round=r, table=seated[s])
+        fail(Text(N_("start number %(s)d is seated but the cut (%(rule)s) does not let them through"), s=s,
+                  rule=rs.cut_rule), round=r, table=seated[s])
     for s in d.advancing:
         if s not in seated:
-            fail(f"start number {s} advances by the cut ({rs.cut_rule}) but sits at no "
-                 f"table (is a table missing?)", round=r, where=f"start number {s}")
+            fail(Text(N_("start number %(s)d advances by the cut (%(rule)s) but sits at no table (is a table "
+                         "missing?)"), s=s, rule=rs.cut_rule), round=r, where=Text(N_("start number %(s)d"), s=s))
 
 
 def _check_split(t: Tournament, rs: RuleSet, rnd, status, fail) -> None:
@@ -133,8 +143,8 @@ def _check_split(t: Tournament, rs: RuleSet, rnd, status, fail) -> None:
                       and (entry_round(by_no[s], status, by_no) or r + 1) <= r)
         frozen = next((tr for tr in tables if tr.frozen), None)
         if frozen is not None and not leavers:
-            fail(f"the table is frozen (TH-5) but nobody left it: no player of round {r} withdrew after "
-                 f"round {r - 1}", round=r, table=frozen.table)
+            fail(Text(N_("the table is frozen (TH-5) but nobody left it: no player of round %(r)d withdrew after "
+                         "round %(prev)d"), r=r, prev=r - 1), round=r, table=frozen.table)
     have = sorted(sizes, reverse=True)
     for k in range(leavers + 1):
         try:
@@ -147,12 +157,17 @@ def _check_split(t: Tournament, rs: RuleSet, rnd, status, fail) -> None:
     try:
         split = list(rs.table_split(count))
     except NoSplit as e:
-        fail(f"{count} players sit at tables of {shown}, but {e} ({rs.split_rule})", round=r)
+        fail(Text(Nn_("%(num)d players sit at tables of %(shown)s, but %(why)s (%(rule)s)",
+                      "%(num)d players sit at tables of %(shown)s, but %(why)s (%(rule)s)"),
+                  num=count, shown=shown, why=e.args[0], rule=rs.split_rule), round=r)
     surplus = {size: sizes.count(size) - split.count(size) for size in set(sizes)}
     tr = next((tr for tr in tables if surplus[len(tr.players)] > 0), tables[0])
-    fail(f"{count} players sit at tables of {shown}; the rule set '{rs.code}' seats them at tables of "
-         f"{', '.join(map(str, split))} ({rs.split_rule}), so this table of {len(tr.players)} "
-         f"(start numbers {', '.join(map(str, tr.players))}) is one too many", round=r, table=tr.table)
+    fail(Text(Nn_("%(num)d players sit at tables of %(shown)s; the rule set '%(code)s' seats them at tables of "
+                  "%(split)s (%(rule)s), so this table of %(size)d (start numbers %(who)s) is one too many",
+                  "%(num)d players sit at tables of %(shown)s; the rule set '%(code)s' seats them at tables of "
+                  "%(split)s (%(rule)s), so this table of %(size)d (start numbers %(who)s) is one too many"),
+              num=count, shown=shown, code=rs.code, split=", ".join(map(str, split)), rule=rs.split_rule,
+              size=len(tr.players), who=", ".join(map(str, tr.players))), round=r, table=tr.table)
 
 
 def _corrected_tables(t: Tournament) -> set[tuple[int, int]]:
@@ -164,8 +179,8 @@ def _check_table(rs: RuleSet, t: Tournament, r: int, tr, corrected, fail) -> Non
     loc = {"round": r, "table": tr.table}
     if tr.points is not None:
         if (r, tr.table) not in corrected:
-            fail("the table has \"points\" but \"corrections\" has no SEM-C10 entry for it: points "
-                 "differ from the sums only after a correction", **loc)
+            fail(Text(N_("the table has \"points\" but \"corrections\" has no SEM-C10 entry for it: points "
+                         "differ from the sums only after a correction")), **loc)
         by_place = rs.place_points.get(len(tr.players))
         if by_place:
             low, high = min(by_place), max(by_place)
@@ -173,8 +188,8 @@ def _check_table(rs: RuleSet, t: Tournament, r: int, tr, corrected, fail) -> Non
                 if s in tr.disqualified:
                     continue
                 if not (low <= p <= high and (2 * Fraction(p)).denominator == 1):
-                    fail(f"{_num(p)} points for start number {s} is not a table result "
-                         f"(a table gives {low} to {high})", **loc)
+                    fail(Text(N_("%(p)s points for start number %(s)d is not a table result (a table gives "
+                                 "%(low)s to %(high)s)"), p=_num(p), s=s, low=low, high=high), **loc)
     if tr.disqualified or rs.max_payment_per_game is None:
         return
     expected = rs.expected_total(len(tr.sums))
@@ -183,9 +198,14 @@ def _check_table(rs: RuleSet, t: Tournament, r: int, tr, corrected, fail) -> Non
     for h in sheet_hints(rs, tr.sums):
         if h.rule == "SEM-C11":
             s = tr.players[h.position]
-            fail(f"the sum {tr.sums[h.position]:.2f} of start number {s} is impossible: one game costs "
-                 f"at most {rs.max_payment_per_game:.2f}, so a sum lies between {lowest:.2f} and "
-                 f"{highest:.2f} (SEM-C11)", **loc)
+            fail(Text(N_("the sum %(sum)s of start number %(s)d is impossible: one game costs at most %(most)s, "
+                         "so a sum lies between %(low)s and %(high)s (SEM-C11)"), sum=_cents(tr.sums[h.position]),
+                      s=s, most=_cents(rs.max_payment_per_game), low=_cents(lowest), high=_cents(highest)), **loc)
+
+
+def _cents(v) -> Decimal:
+    """Money to two decimals: str() gives the English line, a page its own decimal sign."""
+    return Decimal(v).quantize(CENT)
 
 
 def _num(p) -> str:

@@ -12,7 +12,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from .model import TableResult
+from .errors import N_, Nn_, Text
+from .model import CENT, TableResult
 from .points import DQ_COMPENSATION, table_outcome
 from .ruleset import RuleSet
 
@@ -80,17 +81,19 @@ def correct_published_sheet(
     swap are flagged "same-club" (allowed by SEM-C10c).
     """
     if kind not in KINDS:
-        raise CorrectionError(f"round {round_no}, table {recorded.table}: unknown correction kind '{kind}' "
-                              f"(use one of {', '.join(KINDS)})")
+        raise CorrectionError(Text(N_("round %(r)d, table %(t)d: unknown correction kind '%(kind)s' (use one of "
+                                      "%(kinds)s)"), r=round_no, t=recorded.table, kind=kind, kinds=", ".join(KINDS)))
     real_sums = tuple(Decimal(s) for s in real_sums)
     if len(real_sums) != len(recorded.players):
-        raise CorrectionError(f"round {round_no}, table {recorded.table}: {len(real_sums)} real sums "
-                              f"for {len(recorded.players)} players")
+        raise CorrectionError(Text(Nn_("round %(r)d, table %(t)d: %(num)d real sums for %(players)d players",
+                                       "round %(r)d, table %(t)d: %(num)d real sums for %(players)d players"),
+                                   r=round_no, t=recorded.table, num=len(real_sums), players=len(recorded.players)))
     expected = rs.expected_total(len(real_sums))
     dq = set(recorded.disqualified)
     if not dq and expected is not None and sum(real_sums) != expected:
-        raise CorrectionError(f"round {round_no}, table {recorded.table}: the real sums total "
-                              f"{sum(real_sums):.2f}, not {expected:.2f}")
+        raise CorrectionError(Text(N_("round %(r)d, table %(t)d: the real sums total %(total)s, not %(expected)s"),
+                                   r=round_no, t=recorded.table, total=Decimal(sum(real_sums)).quantize(CENT),
+                                   expected=Decimal(expected).quantize(CENT)))
 
     # a table with a disqualification (SEM-D1) keeps it: the real sums are those at the
     # moment of the disqualification, and the table's values follow SEM-D1 from them
@@ -106,8 +109,8 @@ def correct_published_sheet(
         effective = rec if (kind == "no-fee" and role == "harmed") else real
         changes.append(PlayerChange(s, role, rec, real, effective))
     if dq and all(c.role == "unchanged" for c in changes):
-        raise CorrectionError(f"round {round_no}, table {recorded.table}: with this disqualification "
-                              f"(SEM-D1) these sums give everybody the values already recorded")
+        raise CorrectionError(Text(N_("round %(r)d, table %(t)d: with this disqualification (SEM-D1) these sums "
+                                      "give everybody the values already recorded"), r=round_no, t=recorded.table))
 
     effective = {c.start_no: c.effective for c in changes}
     if dq:

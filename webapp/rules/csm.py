@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from .errors import N_
 from .model import PremiumGame, Tournament
 from .ruleset import Problem, RuleSet, register, split_field
 from .standings import PlayerStats, shared_ranks
@@ -64,7 +65,7 @@ class CSM(RuleSet):
     result_kind = "zb+pb"
     currency = "ZB"
     total_rule = "CSM-2"
-    split_rule = "CSM-1: tables of 3 only when the field is not divisible by 4, at most three"
+    split_rule = N_("CSM-1: tables of 3 only when the field is not divisible by 4, at most three")
     max_tables_of_3 = 3  # CSM-1 (II.2)
     premium_line = PREMIUM_LINE
     keeper_kind = "seat"

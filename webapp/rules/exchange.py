@@ -33,7 +33,7 @@ from datetime import date as _date
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from .errors import ExchangeError
+from .errors import N_, Nn_, ExchangeError, Text
 from .model import CENT, STATUSES, Event, Player, Round, TableResult, Tournament, json_number, money_text
 from .ruleset import REGISTRY, RuleSet, UnknownRuleSet, get_ruleset
 
@@ -274,9 +274,10 @@ class _Reader:
             if "start_no" not in item:
                 self.fail('missing "start_no"', where=where)
             s = self.integer(item["start_no"], '"start_no"', minimum=1, where=where)
-            where = f"start number {s}"
+            where = Text(N_("start number %(s)d"), s=s)
             if s in seen:
-                self.fail(f"start number {s} appears twice in the players list (entries {seen[s]} and {i})")
+                self.fail(Text(N_("start number %(s)d appears twice in the players list (entries %(a)d and %(b)d)"),
+                               s=s, a=seen[s], b=i))
             seen[s] = i
             if "name" not in item:
                 self.fail('missing "name"', where=where)
@@ -311,8 +312,9 @@ class _Reader:
                                   substitute_for=sub_for, from_round=from_round))
         for p in players:
             if p.substitute_for is not None and (p.substitute_for not in seen or p.substitute_for == p.start_no):
-                self.fail(f'"substitute_for" names start number {p.substitute_for}, which is not another player'
-                          f" in the players list", where=f"start number {p.start_no}")
+                self.fail(Text(N_('"substitute_for" names start number %(s)d, which is not another player in the '
+                                  'players list'), s=p.substitute_for),
+                          where=Text(N_("start number %(s)d"), s=p.start_no))
         return players
 
     def verbatim(self, value, what: str, **loc):
@@ -348,16 +350,19 @@ class _Reader:
             dup = next((n for n in numbers if numbers.count(n) > 1), None)
             missing = next((n for n in range(1, max(numbers) + 1) if n not in numbers), None)
             if dup is not None:
-                self.fail(f"round {dup} appears twice (the file has rounds {listed})")
+                self.fail(Text(N_("round %(r)d appears twice (the file has rounds %(listed)s)"), r=dup, listed=listed))
             if missing is not None:
-                self.fail(f"round {missing} is missing (the file has rounds {listed})")
-            self.fail(f"rounds must be in order 1, 2, 3, … (the file has rounds {listed})")
+                self.fail(Text(N_("round %(r)d is missing (the file has rounds %(listed)s)"), r=missing,
+                               listed=listed))
+            self.fail(Text(N_("rounds must be in order 1, 2, 3, … (the file has rounds %(listed)s)"), listed=listed))
         no_fee = {
             (c.get("round"), c.get("table")) for c in corrections
             if c.get("kind") == "no-fee" and isinstance(c.get("round"), int) and isinstance(c.get("table"), int)
         }
         if rs.rounds and len(numbers) > rs.rounds:
-            self.fail(f"the rule set '{rs.code}' has {rs.rounds} rounds, the file has {len(numbers)}")
+            self.fail(Text(Nn_("the rule set '%(code)s' has %(num)d round, the file has %(have)d",
+                               "the rule set '%(code)s' has %(num)d rounds, the file has %(have)d"),
+                           code=rs.code, num=rs.rounds, have=len(numbers)))
         return [self.round(rs, r, item, known, no_fee) for r, item in zip(numbers, items)]
 
     def round(self, rs: RuleSet, r: int, item: dict, known: set[int], no_fee: set) -> Round:
@@ -365,7 +370,7 @@ class _Reader:
             self.fail('missing "tables"', round=r)
         tables = self.lst(item["tables"], '"tables"', round=r)
         if not tables:
-            self.fail("the round has no tables", round=r)
+            self.fail(Text(N_("the round has no tables")), round=r)
         seated: dict[int, int] = {}
         result = []
         numbers: set[int] = set()
@@ -375,7 +380,7 @@ class _Reader:
                 self.fail(f'missing "table" in table entry {i}', round=r)
             n = self.integer(t["table"], f'"table" of table entry {i}', minimum=1, round=r)
             if n in numbers:
-                self.fail(f"table {n} appears twice in round {r}", round=r)
+                self.fail(Text(N_("table %(t)d appears twice in round %(r)d"), t=n, r=r), round=r)
             numbers.add(n)
             result.append(self.table(rs, r, n, t, known, seated, no_fee))
         return Round(r, tuple(result))
@@ -389,13 +394,18 @@ class _Reader:
                         for s in self.lst(t["players"], '"players"', **loc))
         if not rs.allows_sheet_size(len(players), t):
             sizes = " or ".join(map(str, rs.table_sizes))
-            self.fail(f"{len(players)} players at the table, the rule set '{rs.code}' seats {sizes}", **loc)
+            self.fail(Text(Nn_("%(num)d players at the table, the rule set '%(code)s' seats %(sizes)s",
+                               "%(num)d players at the table, the rule set '%(code)s' seats %(sizes)s"),
+                           num=len(players), code=rs.code, sizes=sizes), **loc)
         for s in players:
             if s not in known:
-                self.fail(f"start number {s} is not in the players list", **loc)
+                self.fail(Text(N_("start number %(s)d is not in the players list"), s=s), **loc)
             if s in seated:
-                also = "at this table" if seated[s] == n else f"at table {seated[s]}"
-                self.fail(f"start number {s} is seated twice in round {r} (also {also})", **loc)
+                if seated[s] == n:
+                    self.fail(Text(N_("start number %(s)d is seated twice in round %(r)d (also at this table)"),
+                                   s=s, r=r), **loc)
+                self.fail(Text(N_("start number %(s)d is seated twice in round %(r)d (also at table %(t)d)"),
+                               s=s, r=r, t=seated[s]), **loc)
             seated[s] = n
 
         if rs.result_kind == "score":
@@ -407,20 +417,24 @@ class _Reader:
         else:
             raw = self.lst(t["sums"], '"sums"', **loc)
             if len(raw) != len(players):
-                self.fail(f"{len(raw)} sums for {len(players)} players", **loc)
+                self.fail(Text(Nn_("%(num)d sums for %(players)d players", "%(num)d sums for %(players)d players"),
+                               num=len(raw), players=len(players)), **loc)
         sums = []
         for s, v in zip(players, raw):
             d = self.number(v, f"the sum of start number {s}", allow_text=True, **loc)
             q = d.quantize(CENT)
             if q != d:
-                self.fail(f"the sum of start number {s} ({_show(v)}) has fractions of a cent", **loc)
+                self.fail(Text(N_("the sum of start number %(s)d (%(v)s) has fractions of a cent"), s=s, v=_show(v)),
+                          **loc)
             sums.append(q)
 
         points = None
         if t.get("points") is not None:
             raw = self.lst(t["points"], '"points"', **loc)
             if len(raw) != len(players):
-                self.fail(f"{len(raw)} points for {len(players)} players", **loc)
+                self.fail(Text(Nn_("%(num)d points for %(players)d players",
+                                   "%(num)d points for %(players)d players"),
+                               num=len(raw), players=len(players)), **loc)
             points = tuple(Fraction(self.number(v, f"the points of start number {s}", **loc))
                            for s, v in zip(players, raw))
 
@@ -428,7 +442,8 @@ class _Reader:
         if t.get("score") is not None:
             raw = self.lst(t["score"], '"score"', **loc)
             if len(raw) != len(players):
-                self.fail(f"{len(raw)} scores for {len(players)} players", **loc)
+                self.fail(Text(Nn_("%(num)d scores for %(players)d players", "%(num)d scores for %(players)d players"),
+                               num=len(raw), players=len(players)), **loc)
             scores = tuple(self.number(v, f"the score of start number {s}", allow_text=True, **loc)
                            for s, v in zip(players, raw))
         elif rs.result_kind != "money":
@@ -440,9 +455,9 @@ class _Reader:
         for v in self.lst(t.get("disqualified", []), '"disqualified"', **loc):
             s = self.integer(v, "a disqualified start number", **loc)
             if s not in players:
-                self.fail(f"start number {s} is disqualified but does not sit at this table", **loc)
+                self.fail(Text(N_("start number %(s)d is disqualified but does not sit at this table"), s=s), **loc)
             if s in disqualified:
-                self.fail(f"start number {s} is listed twice in \"disqualified\"", **loc)
+                self.fail(Text(N_('start number %(s)d is listed twice in "disqualified"'), s=s), **loc)
             disqualified.append(s)
         early = self.flag(t.get("early", False), '"early"', **loc)
 
@@ -450,10 +465,12 @@ class _Reader:
         total = sum(sums, Decimal(0))
         exempt = bool(disqualified) or (points is not None and (r, n) in no_fee)
         if expected is not None and total != expected and not exempt:
-            hint = ""
             if points is not None:
-                hint = " (after an SEM-C10 no-fee correction add a \"no-fee\" entry for this table to \"corrections\")"
-            self.fail(f"the sums total {total:.2f}, the table total must be {expected:.2f}{hint}", **loc)
+                self.fail(Text(N_('the sums total %(total)s, the table total must be %(expected)s (after an SEM-C10 '
+                                  'no-fee correction add a "no-fee" entry for this table to "corrections")'),
+                               total=total.quantize(CENT), expected=Decimal(expected).quantize(CENT)), **loc)
+            self.fail(Text(N_("the sums total %(total)s, the table total must be %(expected)s"),
+                           total=total.quantize(CENT), expected=Decimal(expected).quantize(CENT)), **loc)
         result = TableResult(table=n, players=players, sums=tuple(sums), points=points,
                              disqualified=tuple(disqualified), early=early, scores=scores,
                              **rs.read_table(self, t, players, loc))
@@ -465,7 +482,7 @@ class _Reader:
     def events(self, items: list, known: set[int]) -> list[Event]:
         events = []
         for i, e in enumerate(items, 1):
-            where = f"event {i}"
+            where = Text(N_("event %(n)d"), n=i)
             e = self.obj(e, "an event", where=where)
             kind = self.text(e.get("type"), '"type"', where=where)
             if kind == LOT:
@@ -477,7 +494,7 @@ class _Reader:
                 self.fail('missing "start_no"', where=where)
             s = self.integer(e["start_no"], '"start_no"', where=where)
             if s not in known:
-                self.fail(f"start number {s} is not in the players list", where=where)
+                self.fail(Text(N_("start number %(s)d is not in the players list"), s=s), where=where)
             after_round = colour = rnd = None
             referees: tuple[str, ...] = ()
             if kind == "withdrawn":
@@ -512,7 +529,7 @@ class _Reader:
                       for x in self.lst(e["order"], '"order"', where=where))
         for s in order:
             if s not in known:
-                self.fail(f"start number {s} is not in the players list", where=where)
+                self.fail(Text(N_("start number %(s)d is not in the players list"), s=s), where=where)
         if len(set(order)) != len(order):
             self.fail('a start number appears twice in "order"', where=where)
         rnd = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .exchange import json_number, money_text
+from .errors import Nn_, Text
 from .model import Tournament
 from .ruleset import RuleSet, get_ruleset
 from .standings import standings
@@ -133,8 +134,9 @@ def require_final(tournaments) -> None:
     for t in tournaments:
         if not is_final(t):
             rs = get_ruleset(t.ruleset)
-            raise ReportError(f"tournament '{t.name}' is not finished "
-                              f"(results for {t.last_round} of {rs.rounds} rounds)")
+            raise ReportError(Text(Nn_("tournament '%(name)s' is not finished (results for %(have)d of %(num)d "
+                                       "rounds)", "tournament '%(name)s' is not finished (results for %(have)d of "
+                                       "%(num)d rounds)"), name=t.name, have=t.last_round, num=rs.rounds))
 
 
 def season_report(tournaments, best: int | None = None, strike: int | None = None) -> dict:

@@ -13,6 +13,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Sequence
 
+from .errors import N_
+
 
 def shared_place_points(sums: Sequence[Decimal], by_place: Sequence[int]) -> tuple[Fraction | int, ...]:
     """Points by place, equal sums sharing the points of the places they span (SEM-C6).
@@ -95,7 +97,7 @@ class RuleSet:
     premium_line: int | None = None
     # the rule a round's tables break when they are not the rule set's split of its players
     # (`table_split`), and the rule of its cut rounds (who may play on)
-    split_rule: str = "SEM-B2: tables of 3"
+    split_rule: str = N_("SEM-B2: tables of 3")
     cut_rule: str = "SEM-B9..B11"
     withdrawal_rule: str = "SEM-D4"  # a player who withdrew is not seated again
     # who keeps the sheet (RULES.md §2: every rule set uses the table flow of SEM-B5/C4): "winner" (the

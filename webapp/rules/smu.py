@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from .errors import N_
 from .ruleset import Officials, RuleSet, register, split_field
 
 
@@ -28,7 +29,7 @@ class SMU(RuleSet):
     club_rule_rounds = frozenset({1, 2, 3, 4, 5})
     currency = "Kč"
     total_rule = "SMU-2"
-    split_rule = "SMU-1: tables of 4 only when the field is not divisible by 3, at most two"
+    split_rule = N_("SMU-1: tables of 4 only when the field is not divisible by 3, at most two")
     max_tables_of_4 = 2  # SMU-1
     keeper_kind = "seat"
     keeper_rule = "SMU-1"

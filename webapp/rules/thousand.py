@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from .errors import N_
 from .model import Tournament
 from .points import TableOutcome
 from .ruleset import Problem, RuleSet, register, split_field
@@ -60,7 +61,7 @@ class Thousand(RuleSet):
     result_kind = "score"
     currency = None
     total_rule = "TH-3"
-    split_rule = "TH-1: as many tables of 3 as possible, tables of 4 for the rest"
+    split_rule = N_("TH-1: as many tables of 3 as possible, tables of 4 for the rest")
     cut_rule = "TH-2"
     time_called_rule = "TH-3"
     round_length = 60  # TH-2: the Swiss rounds

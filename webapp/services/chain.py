@@ -641,6 +641,19 @@ def place_text(place: str) -> str:
     return {"standings": _("Public standings page"), "projector": _("Projector")}.get(place, place)
 
 
+def action_text(action: str) -> str:
+    """What a chain record holds (its stored action, "sheet.store"), in words."""
+    exact = {"sheet.store": _("a stored sheet"), "sheet.update": _("a change of a sheet"),
+             PUBLISH_KIND: _("a published head"), "rows": _("the database rows"), "restore": _("a restore")}
+    if action in exact:
+        return exact[action]
+    kinds = {"sheet": _("a sheet"), "round": _("a round"), "player": _("a player"), "players": _("the players"),
+             "tournament": _("the tournament"), "discipline": _("a discipline decision"), "case": _("a case"),
+             "call": _("a referee call"), "nominations": _("the nominations"), "official": _("an official"),
+             "pin": _("a PIN"), "standings": _("the standings")}
+    return kinds.get(action.split(".", 1)[0], action)
+
+
 def field_name(f: str) -> str:
     """A sheet's recorded field (RECORD_FIELDS, RULESET_FIELDS) as a finding names it."""
     names = {"version": _("version"), "status": _("status"), "sums": _("sums"), "entered_sums": _("entered sums"),
@@ -704,13 +717,13 @@ def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
                         if e.seq > expected else _("record #%(seq)d is out of order", seq=e.seq)))
         if e.compute_hash() != e.hash:
             bad(Problem(r, tab, _("record #%(seq)d (%(action)s) was changed after it was written: its content "
-                                  "does not give its hash", seq=e.seq, action=e.action)))
+                                  "does not give its hash", seq=e.seq, action=action_text(e.action))))
         elif not hmac.compare_digest(e.mac or "", entry_mac(tid, e.hash)):
             bad(Problem(r, tab, _("record #%(seq)d (%(action)s) was not written by this server: its MAC is wrong",
-                                  seq=e.seq, action=e.action)))
+                                  seq=e.seq, action=action_text(e.action))))
         if e.prev_hash != prev_hash and e.seq == expected:
             bad(Problem(r, tab, _("record #%(seq)d (%(action)s) does not follow record #%(prev)d: the chain was "
-                                  "cut, reordered or rewritten here", seq=e.seq, action=e.action, prev=e.seq - 1)))
+                                  "cut, reordered or rewritten here", seq=e.seq, action=action_text(e.action), prev=e.seq - 1)))
         prev_hash, expected = e.hash, e.seq + 1
         by_seq[e.seq] = e
 

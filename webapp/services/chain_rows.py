@@ -335,6 +335,8 @@ def row_differences(chained: dict, stored: dict) -> list[tuple[int | None, int |
         name = key[0]
         c, s = chained.get(key), stored.get(key)
         r, tab, what = _label(name, s or c, rounds)
+        name = {"tournament": _("tournament"), "player": _("player"), "round": _("round"), "round_table": _("table"),
+                "event": _("event"), "correction": _("correction"), "case": _("case")}.get(key[0], key[0])
         if c is None:
             out.append((r, tab, _("%(what)s is in the database (%(name)s id %(id)s) but not in the chain: it was "
                                   "added behind the server's back", what=what, name=name, id=key[1])))

@@ -26,6 +26,7 @@ from ..rules import exchange
 from ..rules.report import rating_report, season_report, standings_report
 from ..rules.season import GUEST_LIMIT, chronological, historical_points
 from .cache import VersionedCache
+from . import rule_texts
 from .common import ServiceError, audit
 
 PUSH_FORMAT = "listok-push/1"
@@ -257,11 +258,11 @@ def receive(file_text: str, *, season: Season | None, venue: Venue | None, sourc
     try:
         rt = exchange.loads(file_text, name)
     except exchange.ExchangeError as e:
-        raise ServiceError(str(e), field="file") from e
+        raise ServiceError(rule_texts.engine_text(e), field="file") from e
     try:
         season_report([rt])  # finished, consistent: what the season tables need
     except ValueError as e:
-        raise ServiceError(f"{name}: {e}", field="file") from e
+        raise ServiceError(f"{name}: {rule_texts.engine_text(e)}", field="file") from e
     if season is None:
         if venue is None or venue.federation_id is None:
             raise ServiceError(_l("the venue belongs to no federation"), field="venue")

@@ -21,7 +21,7 @@ from sqlalchemy import JSON, Text, bindparam, cast, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
-from ..i18n import in_unit
+from ..i18n import figure, in_unit
 from ..models import (Case, Correction as CorrectionRow, Event as EventRow, Player, Round, RoundTable, Sheet,
                       Tournament, counting_sheet, utcnow)
 from ..rules import model as rules
@@ -295,7 +295,7 @@ def desk_extra(rs: RuleSet, tab: RoundTable, form, *, strict: bool = True) -> di
         ended = (form.get("ended") or "").strip()
         if ended not in ("win", "time"):
             if strict:
-                raise ServiceError(_("Say how the game ended: a player reached 1000, or time ran out (TH-3)."),
+                raise ServiceError(_("Say how the game ended: a player reached %(win)s, or time ran out (TH-3).", win=figure(1000, None)),
                                    field="ended")
             ended = None
         out["ended"] = ended
@@ -978,7 +978,7 @@ def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> 
     try:
         c = correct_published_sheet(rs, round_no, recorded, sums, kind, next_draw, clubs)
     except CorrectionError as e:
-        raise ServiceError(str(e)) from e
+        raise ServiceError(rule_texts.engine_text(e)) from e
 
     seat_changes, adv_changes, warnings = [], [], []
     if c.swapped_draw is not None and next_draw is not None:

@@ -56,7 +56,7 @@ def apply_auto_nominations(t: Tournament, actor: str) -> list[str]:
     try:
         noms = nominations(rt)
     except NominationError as e:
-        raise ServiceError(str(e)) from e
+        raise ServiceError(rule_texts.engine_text(e)) from e
     auto = []
     by_no = {p.start_no: p for p in t.players}
     for club, nom in noms.items():

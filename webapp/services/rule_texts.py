@@ -1,15 +1,18 @@
 """The rules engine's refusals in the user's language.
 
 The engine (webapp/rules/) stays pure and speaks English; its refusals carry a
-`code` and `details` (DrawError, NoSplit, ruleset.Problem). Here each code gets
-its translated message; a code without one falls back to the engine's line.
+`code` and `details` (DrawError, NoSplit, ruleset.Problem), or a `Text`: an English
+template marked with N_/Nn_ and its values (ExchangeError and the other engine errors).
+Here each code gets its translated message and each Text its catalog's; a code without
+one falls back to the engine's line. `engine_text` also serves the `listok` command,
+which gives its own catalog and locale instead of the page's.
 """
 from __future__ import annotations
 
 from flask_babel import gettext as _, lazy_gettext as _l
 
 
-def _problem_messages():
+def _problem_messages(_=_):
     return {
         # ČSM (CSM-2, CSM-3)
         "zb-whole": lambda d: _("The ZB of start number %(s)d (%(v)s) must be a whole number (CSM-2).",
@@ -68,10 +71,81 @@ def _problem_messages():
     }
 
 
-def problem_text(problem) -> str:
+def problem_text(problem, _=_) -> str:
     """A rule set's `check_table` answer (ruleset.Problem) as one translated sentence."""
-    message = _problem_messages().get(getattr(problem, "code", None))
+    message = _problem_messages(_).get(getattr(problem, "code", None))
     return message(problem.details) if message else str(problem)
+
+
+def engine_text(e, translations=None, locale: str | None = None) -> str:
+    """An engine error (or a Text) as one line in the reader's language: the page's, unless the
+    `listok` command gives its catalog and locale. Money and points take the locale's decimal sign;
+    a value named `rule` is a rule's description, translated when the catalog has it."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from babel.numbers import format_decimal
+
+    from ..rules.errors import ExchangeError, Text
+
+    if translations is None:
+        from flask_babel import get_locale, get_translations
+
+        translations, locale = get_translations(), str(get_locale())
+
+    def gettext(msgid: str, **values) -> str:
+        text = translations.gettext(msgid)
+        return text % values if values else text
+
+    def value(key, v):
+        if isinstance(v, (Text, Exception)):
+            return say(v)
+        if isinstance(v, Decimal):
+            text = format_decimal(abs(v), format="#,##0.00", locale=locale)
+            return "-" + text if v < 0 else text
+        if isinstance(v, Fraction):
+            return format_decimal(abs(v.numerator / v.denominator), format="0.##", locale=locale)
+        if key == "sizes" and isinstance(v, str):
+            return v.replace(" or ", translations.gettext(" or "))
+        if key == "rule" and isinstance(v, str):
+            return translations.gettext(v)
+        return v
+
+    def say(v) -> str:
+        if isinstance(v, Text):
+            values = {k: value(k, x) for k, x in v.values.items()}
+            t = v.template
+            text = translations.ngettext(t[0], t[1], v.values["num"]) if isinstance(t, tuple) else \
+                translations.gettext(t)
+            return text % values if values else text
+        if isinstance(v, ExchangeError):
+            loc = []
+            if v.round is not None:
+                loc.append(gettext("round %(r)d", r=v.round))
+            if v.table is not None:
+                loc.append(gettext("table %(t)d", t=v.table))
+            if v.where:
+                loc.append(say(v.where) if isinstance(v.where, Text) else str(v.where))
+            detail = say(v.text) if v.text is not None else v.detail
+            return ": ".join([str(v.source)] + ([", ".join(loc)] if loc else []) + [detail])
+        if getattr(v, "code", None) == "no-split":
+            d = v.details
+            hint = []
+            if d.get("add"):
+                n = translations.ngettext("add %(num)d player", "add %(num)d players", d["add"])
+                hint.append(n % {"num": d["add"]})
+            if d.get("withdraw"):
+                hint.append(gettext("withdraw %(num)d", num=d["withdraw"]))
+            return gettext("%(count)d players cannot be seated at tables of %(sizes)s under these rules: %(hint)s",
+                           count=d["count"], sizes=" / ".join(map(str, d.get("sizes", ()))),
+                           hint=gettext(" or ").join(hint) if hint else gettext("no number of tables fits"))
+        if getattr(v, "code", None) is not None and hasattr(v, "details") and isinstance(v, str):
+            return problem_text(v, gettext)
+        if isinstance(v, Exception) and v.args and isinstance(v.args[0], Text):
+            return say(v.args[0])
+        return str(v)
+
+    return " ".join(say(e).split())
 
 
 def table_problem_text(table_no: int, problem) -> str:

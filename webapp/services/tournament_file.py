@@ -15,7 +15,7 @@ from ..models import Correction, Event, Player, Round, RoundTable, Sheet, Tourna
 from ..rules import exchange
 from ..rules.report import is_final, standings_report
 from ..rules.ruleset import get_ruleset
-from . import csvsafe
+from . import csvsafe, rule_texts
 from .common import ServiceError, audit
 from .engine import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING, points_json, rules_tournament, score_text
 
@@ -89,7 +89,7 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
     try:
         rt = exchange.loads(data_text, source_name)
     except exchange.ExchangeError as e:
-        raise ServiceError(str(e), field="file") from e
+        raise ServiceError(rule_texts.engine_text(e), field="file") from e
     _check_fits(rt, source_name)
     uid = file_uid(rt, source_name)
     old = present_copy(uid)

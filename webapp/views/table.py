@@ -19,7 +19,7 @@ from flask_babel import gettext as _, pgettext
 from ..extensions import db
 from ..models import Tournament
 from ..rules.ruleset import get_ruleset
-from ..i18n import amount, in_unit, money, plural_forms
+from ..i18n import amount, figure, in_unit, money, plural_forms
 from ..services import sheets as sheet_service
 from ..services.rounds import current_round
 from ..services.tokens import TokenError, TokenExpired, read_table_token
@@ -130,8 +130,8 @@ def phone_strings(rs, keeper_position: int | None = None) -> dict:
         "enter_all_n": _("Enter every player's result."),
         "not_whole": _("Not a whole number"),
         "checking": _("Checking the results with the server…"),
-        "choose_ended": _("Say how the game ended: a player reached 1000, or time ran out (TH-3)."),
-        "ended_win": _("How the game ended: a player reached 1000"),
+        "choose_ended": _("Say how the game ended: a player reached %(win)s, or time ran out (TH-3).", win=figure(1000, None)),
+        "ended_win": _("How the game ended: a player reached %(win)s", win=figure(1000, None)),
         "ended_time": _("How the game ended: time ran out"),
         "sb": _("SB %(sb)s"),
         "pb": _("PB %(pb)s"),
