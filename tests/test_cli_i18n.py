@@ -132,3 +132,84 @@ def test_engine_refusals_in_the_environments_language_english_without_lang(tmp_p
     r = CliRunner().invoke(main, ["standings", str(path)], env=_env(tmp_path, lang or None))
     assert r.exit_code == 2
     assert r.stderr == f"listok: {path}: {ENGINE_REFUSAL[lang]}\n", r.stderr
+
+
+def _file(tmp_path, name: str, change=None, source: str = "sem27_poprad.json") -> str:
+    import json
+    from pathlib import Path
+
+    d = json.loads((Path(__file__).parent / "data" / source).read_text("utf-8"))
+    if change is not None:
+        change(d)
+    path = tmp_path / name
+    path.write_text(json.dumps(d, ensure_ascii=False), "utf-8")
+    return str(path)
+
+
+def _refusal(tmp_path, lang: str, *args) -> str:
+    r = CliRunner().invoke(main, [str(a) for a in args], env=_env(tmp_path, lang))
+    assert r.exit_code == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.output
+    return r.stderr
+
+
+def _same_tournament(tmp_path):
+    a = _file(tmp_path, "a.json")
+    return a, _file(tmp_path, "b.json")
+
+
+FILE_REFUSALS = [
+    # the reader's shape messages and the place "player N in the list"
+    (lambda p: ("standings", _file(p, "x.json", lambda d: d["players"][2].pop("start_no"))),
+     {"ru": 'игрок 3 в списке: нет "start_no"', "cs": 'hráč 3 v seznamu: chybí "start_no"',
+      "sk": 'hráč 3 v zozname: chýba "start_no"'}, 'player 3 in the list: missing "start_no"'),
+    (lambda p: ("rating", _file(p, "x.json", lambda d: d["players"].__setitem__(0, "A"))),
+     {"ru": "игрок 1 в списке: игрок: ожидается объект, а не строка", "cs": "hráč 1 v seznamu: hráč musí být objekt",
+      "sk": "hráč 1 v zozname: hráč musí byť objekt, nie text"}, "a player must be an object"),
+    (lambda p: ("standings", str(p / "nope.json")),
+     {"ru": "nope.json: нет такого файла", "cs": "nope.json: soubor neexistuje", "sk": "nope.json: súbor neexistuje"},
+     "no such file"),
+    # season files (check_season_files), the report's refusals and the nominations (season.py)
+    (lambda p: ("season", *_same_tournament(p)),
+     {"ru": "один и тот же турнир ('SEM 1 - Poprad' от 2026-01-17): каждый турнир считается один раз",
+      "cs": "jsou tentýž turnaj ('SEM 1 - Poprad' z 2026-01-17): každý turnaj se počítá jednou",
+      "sk": "sú ten istý turnaj ('SEM 1 - Poprad' z 2026-01-17): každý turnaj sa počíta raz"}, "are the same tournament"),
+    (lambda p: ("draw", _file(p, "r.json"), "--round", 7),
+     {"ru": "тура 7 нет: в правилах 'sem' туры 1..6", "cs": "kolo 7 neexistuje: pravidla 'sem' mají kola 1..6",
+      "sk": "kolo 7 neexistuje: pravidlá 'sem' majú kolá 1..6"}, "does not exist"),
+    (lambda p: ("standings", _file(p, "r.json"), "--after-round", 9),
+     {"ru": "нельзя дать таблицу после тура 9: в файле туры 1..6", "cs": "pořadí po 9. kole nelze dát: soubor má kola 1..6",
+      "sk": "poradie po 9. kole sa nedá dať: súbor má kolá 1..6"}, "cannot give standings"),
+    (lambda p: ("standings", _file(p, "n.json", lambda d: [x.update(nominated=x["start_no"] <= 5)
+                                                            for x in d["players"]])),
+     {"ru": "в клубе 'MK Poprad' присутствуют 13 игроков, номинировано 5: нужно номинировать ровно 10",
+      "cs": "klub 'MK Poprad' má přítomných 13 hráčů a nominoval 5: musí nominovat přesně 10",
+      "sk": "klub 'MK Poprad' má prítomných 13 hráčov a nominoval 5: musí nominovať presne 10"}, "must nominate"),
+    (lambda p: ("rating", _file(p, "t.json", lambda d: [x.pop("id") for x in d["players"]]
+                                and d["players"][1].update(name=d["players"][0]["name"]))),
+     {"ru": "указан дважды; дайте игрокам разные id", "cs": "je uveden dvakrát; dejte hráčům různá id",
+      "sk": "je uvedený dvakrát; dajte hráčom rôzne id"}, "is listed twice"),
+    # a draw refusal without a code
+    (lambda p: ("draw", _file(p, "w.json", lambda d: (d["players"].append({"start_no": 10, "name": "Zeman Rudolf"}),
+                                                      d.update(rounds=[])), "worked_example.json"), "--round", 1),
+     {"ru": "тур 1: 10 игроков нельзя рассадить за столы по 3: добавьте 2 игрока или снимите 1",
+      "cs": "kolo 1: 10 hráčů nelze rozsadit ke stolům po 3: přidejte 2 hráče nebo odhlaste 1",
+      "sk": "kolo 1: 10 hráčov sa nedá rozsadiť za stoly po 3: pridajte 2 hráčov alebo odhláste 1"},
+     "cannot be seated"),
+    # the Thousand's whole-file check (TH-2, TH-5)
+    (lambda p: ("standings", _file(p, "th.json", lambda d: d["players"][0].update(from_round=3),
+                                   "thousand13.json")),
+     {"ru": "опоздавший принимается только после 1-го тура, а не с тура 3 (TH-5)",
+      "cs": "pozdní vstup se přijímá jen po 1. kole, ne od kola 3 (TH-5)",
+      "sk": "neskorý vstup sa prijíma len po 1. kole, nie od kola 3 (TH-5)"}, "a late entry is accepted"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(FILE_REFUSALS)))
+@pytest.mark.parametrize("lang", ["ru_RU.UTF-8", "cs_CZ.UTF-8", "sk_SK.UTF-8", ""])
+def test_file_and_season_refusals_in_the_environments_language(tmp_path, case, lang):
+    args, says, english = FILE_REFUSALS[case]
+    line = _refusal(tmp_path, lang or None, *args(tmp_path))
+    if lang:
+        assert says[lang[:2]] in line and english not in line, line
+    else:
+        assert english in line, line

@@ -477,3 +477,51 @@ def test_engine_texts_keep_the_english_line(app):
     assert str(e.value).startswith("poprad.json: round 1, table 2: the sums total ")
     with app.test_request_context("/?lang=en"):
         assert engine_text(e.value) == str(e.value)
+
+
+def _edited_file(change, source: str = "sem27_poprad_r3.json") -> bytes:
+    import json
+
+    d = json.loads((Path(__file__).resolve().parents[1] / "data" / source).read_text("utf-8"))
+    change(d)
+    return json.dumps(d).encode()
+
+
+@pytest.mark.parametrize("change, source, english, says", [
+    (lambda d: d["players"][2].pop("start_no"), "sem27_poprad_r3.json", 'player 3 in the list: missing "start_no"',
+     {"ru": 'игрок 3 в списке: нет "start_no"', "cs": 'hráč 3 v seznamu: chybí "start_no"'}),
+    (lambda d: d["rounds"][0]["tables"][0].update(players="1"), "sem27_poprad_r3.json", "must be a list",
+     {"ru": '"players": ожидается список, а не строка', "cs": '"players" musí být seznam, ne text'}),
+    (lambda d: d["players"][0].update(from_round=3), "thousand13.json", "a late entry is accepted",
+     {"ru": "опоздавший принимается только после 1-го тура", "cs": "pozdní vstup se přijímá jen po 1. kole"}),
+])
+@pytest.mark.parametrize("lang", ["ru", "cs"])
+def test_a_malformed_file_is_refused_in_the_pages_language(op, change, source, english, says, lang):
+    from html import unescape
+    from io import BytesIO
+
+    op.set_cookie("lang", lang)
+    r = op.post("/operator/import", data={"file": (BytesIO(_edited_file(change, source)), "bad.json")},
+                content_type="multipart/form-data")
+    assert r.status_code == 422
+    page = unescape(r.get_data(as_text=True))
+    assert says[lang] in page and english not in page, page
+
+
+@pytest.mark.parametrize("lang, says", [("ru", "тур 3: нет результатов туров 1, 2"),
+                                        ("cs", "kolo 3: chybí výsledky kol 1, 2"),
+                                        ("en", "round 3: the results of rounds 1, 2 are missing")])
+def test_a_draw_refusal_without_a_code_in_the_pages_language(app, lang, says):
+    from flask_babel import force_locale
+
+    from webapp.rules.exchange import loads
+    from webapp.rules.field import DrawError
+    from webapp.rules.seating import draw
+    from webapp.services.rounds import draw_error_text
+
+    t = loads(_edited_file(lambda d: d.update(rounds=[])), "r.json")
+    with pytest.raises(DrawError) as e:
+        draw(t, 3)
+    assert e.value.code is None
+    with app.test_request_context(), force_locale(lang):
+        assert draw_error_text(e.value) == says

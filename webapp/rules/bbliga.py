@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .errors import N_
+from .errors import N_, Text
 from .ruleset import Officials, RuleSet, register
 
 
@@ -36,7 +36,7 @@ class BBLiga(RuleSet):
 
     def read_table(self, reader, raw: dict, players, loc: dict) -> dict:
         late = reader.lst(raw.get("late", []), '"late"', **loc)
-        return {"late": tuple(reader.integer(x, 'a start number of "late"', **loc) for x in late)}
+        return {"late": tuple(reader.integer(x, Text(N_('a start number of "late"')), **loc) for x in late)}
 
     def write_table(self, table, d: dict) -> dict:
         if table.late:

@@ -227,17 +227,20 @@ def check_season_files(files: list[tuple[str, Tournament]]) -> None:
     by_name: dict[tuple, tuple[str, bool]] = {}
     for path, t in files:
         if t.ruleset != first.ruleset:
-            raise ValueError(f"{path}: the rule set is '{t.ruleset}', {first_path} is '{first.ruleset}': "
-                             f"a season table takes the files of one rule set")
+            raise ValueError(Text(N_("%(path)s: the rule set is '%(code)s', %(first)s is '%(first_code)s': a season "
+                                     "table takes the files of one rule set"), path=path, code=t.ruleset,
+                                  first=first_path, first_code=first.ruleset))
         tid = t.extra.get("id")
         name = ("name", t.name.strip().casefold(), t.date, t.ruleset)
         other = None
         if tid is not None and str(tid) in by_id:
-            other, what = by_id[str(tid)], f"id {tid}"
+            other, what = by_id[str(tid)], Text(N_("id %(id)s"), id=tid)
         elif name in by_name and (tid is None or not by_name[name][1]):
-            other, what = by_name[name][0], f"'{t.name}' of {t.date or 'no date'}"
+            other, what = by_name[name][0], Text(N_("'%(name)s' of %(date)s"), name=t.name,
+                                                 date=t.date or Text(N_("no date")))
         if other is not None:
-            raise ValueError(f"{other} and {path} are the same tournament ({what}): each tournament counts once")
+            raise ValueError(Text(N_("%(a)s and %(b)s are the same tournament (%(what)s): each tournament counts "
+                                     "once"), a=other, b=path, what=what))
         if tid is not None:
             by_id[str(tid)] = path
         by_name.setdefault(name, (path, tid is not None))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .errors import N_
+from .errors import N_, Text
 from .model import PremiumGame, Tournament
 from .ruleset import Problem, RuleSet, register, split_field
 from .standings import PlayerStats, shared_ranks
@@ -110,16 +110,20 @@ class CSM(RuleSet):
         items = reader.lst(raw.get("premium_games", []), '"premium_games"', **loc)
         games = []
         for i, g in enumerate(items, 1):
-            what = f"premium game {i}"
+            what = Text(N_("premium game %(n)d"), n=i)
             g = reader.obj(g, what, **loc)
             for key in ("start_no", "game", "pb"):
                 if key not in g:
-                    reader.fail(f'{what}: missing "{key}"', **loc)
-            s = reader.integer(g["start_no"], f'"start_no" of {what}', **loc)
-            name = reader.text(g["game"], f'"game" of {what}', **loc)
-            pb = reader.integer(g["pb"], f'"pb" of {what}', **loc)
-            signed = tuple(reader.integer(x, f"a signature of {what}", **loc)
-                           for x in reader.lst(g.get("signed_by", []), f'"signed_by" of {what}', **loc))
+                    reader.fail(Text(N_("%(what)s: missing %(key)s"), what=what, key=f'"{key}"'), **loc)
+
+            def of(key):
+                return Text(N_("%(key)s of %(what)s"), key=key, what=what)
+
+            s = reader.integer(g["start_no"], of('"start_no"'), **loc)
+            name = reader.text(g["game"], of('"game"'), **loc)
+            pb = reader.integer(g["pb"], of('"pb"'), **loc)
+            signed = tuple(reader.integer(x, Text(N_("a signature of %(what)s"), what=what), **loc)
+                           for x in reader.lst(g.get("signed_by", []), of('"signed_by"'), **loc))
             games.append(PremiumGame(s, name, pb, signed))
         out = {"premium_games": tuple(games)}
         if raw.get("keeper_by_lot") is not None:
@@ -206,8 +210,8 @@ class CSM(RuleSet):
         from .season import csm_season_report
 
         if best is not None:
-            raise ValueError("--best applies to SEM; a ČSM league strikes its worst tournaments "
-                             "with --strike K (CSM-6)")
+            raise ValueError(Text(N_("--best applies to SEM; a ČSM league strikes its worst tournaments with "
+                                     "--strike K (CSM-6)")))
         return csm_season_report(tournaments, strike or 0)
 
 

@@ -57,28 +57,29 @@ def _show(value) -> str:
     if isinstance(value, Decimal):
         text = str(value)
     elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**40:
-        text = "a very large number"
+        return Text(N_("a very large number"))
     else:
         try:
             text = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError):
-            text = _kind(value)
+            return _kind(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _kind(value) -> str:
+def _kind(value):
+    """What a JSON value is, in words (a Text; JSON's own names stay as they are)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, (int, float, Decimal)):
-        return "a number"
+        return Text(N_("a number"))
     if isinstance(value, str):
-        return "a string"
+        return Text(N_("a string"))
     if isinstance(value, list):
-        return "a list"
+        return Text(N_("a list"))
     if isinstance(value, dict):
-        return "an object"
+        return Text(N_("an object"))
     return type(value).__name__
 
 
@@ -125,10 +126,19 @@ def _plain(value):
 
 
 def _reject_constant(name: str):
-    raise ValueError(f"{name} is not allowed in a tournament file")
+    raise ValueError(Text(N_("%(name)s is not allowed in a tournament file"), name=name))
 
 
 # --- reading ----------------------------------------------------------------------
+
+def _missing(key: str) -> Text:
+    return Text(N_("missing %(key)s"), key=key)
+
+
+def _not_one_of(key: str, value, allowed) -> Text:
+    return Text(N_("%(key)s %(value)s is not one of %(allowed)s"), key=key, value=_show(value),
+                allowed=", ".join(allowed))
+
 
 def load(path) -> Tournament:
     source = os.fspath(path)
@@ -136,11 +146,11 @@ def load(path) -> Tournament:
         with open(source, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        raise ExchangeError("no such file", source) from None
+        raise ExchangeError(Text(N_("no such file")), source) from None
     except IsADirectoryError:
-        raise ExchangeError("is a directory, not a tournament file", source) from None
+        raise ExchangeError(Text(N_("is a directory, not a tournament file")), source) from None
     except OSError as e:
-        raise ExchangeError(f"cannot read the file ({e.strerror or e})", source) from None
+        raise ExchangeError(Text(N_("cannot read the file (%(error)s)"), error=e.strerror or str(e)), source) from None
     return loads(data, source)
 
 
@@ -149,18 +159,20 @@ def loads(text: str | bytes, source: str = "<string>", *, consistent: bool = Tru
         try:
             text = bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            raise ExchangeError(f"not UTF-8 text (byte 0x{text[e.start]:02x} at offset {e.start})",
-                                source) from None
+            raise ExchangeError(Text(N_("not UTF-8 text (byte %(byte)s at offset %(offset)d)"),
+                                     byte=f"0x{text[e.start]:02x}", offset=e.start), source) from None
     elif text.startswith("\ufeff"):
         text = text[1:]
     try:
         data = json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
-        raise ExchangeError(f"invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}", source) from None
+        raise ExchangeError(Text(N_("invalid JSON at line %(line)d, column %(column)d: %(error)s"), line=e.lineno,
+                                 column=e.colno, error=e.msg), source) from None
     except ValueError as e:  # NaN / Infinity, or a number too long to convert
-        raise ExchangeError(f"invalid JSON: {e}", source) from None
+        why = e.args[0] if e.args and isinstance(e.args[0], Text) else str(e)
+        raise ExchangeError(Text(N_("invalid JSON: %(error)s"), error=why), source) from None
     except RecursionError:
-        raise ExchangeError("invalid JSON: nested too deeply", source) from None
+        raise ExchangeError(Text(N_("invalid JSON: nested too deeply")), source) from None
     return from_dict(data, source, consistent=consistent)
 
 
@@ -176,64 +188,70 @@ class _Reader:
         self.source = source
         self.consistent = consistent
 
-    def fail(self, detail: str, round=None, table=None, where=None):
+    def fail(self, detail, round=None, table=None, where=None):
         raise ExchangeError(detail, self.source, round, table, where)
 
     # typed access ------------------------------------------------------------
-    def obj(self, value, what: str, **loc) -> dict:
+    # `what` names the value: a key of the file ('"start_no"', never translated) or a Text
+    def obj(self, value, what, **loc) -> dict:
         if not isinstance(value, dict):
-            self.fail(f"{what} must be an object, not {_kind(value)}", **loc)
+            self.fail(Text(N_("%(what)s must be an object, not %(kind)s"), what=what, kind=_kind(value)), **loc)
         return value
 
-    def lst(self, value, what: str, **loc) -> list:
+    def lst(self, value, what, **loc) -> list:
         if not isinstance(value, list):
-            self.fail(f"{what} must be a list, not {_kind(value)}", **loc)
+            self.fail(Text(N_("%(what)s must be a list, not %(kind)s"), what=what, kind=_kind(value)), **loc)
         return value
 
-    def integer(self, value, what: str, minimum: int | None = None, **loc) -> int:
+    def integer(self, value, what, minimum: int | None = None, **loc) -> int:
         if (isinstance(value, Decimal) and value.is_finite() and value.adjusted() < 18
                 and value == value.to_integral_value()):
             # adjusted() first: int(Decimal("1E+999999")) would take half a minute
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"{what} must be a whole number, not {_kind(value)} {_show(value)}", **loc)
+            self.fail(Text(N_("%(what)s must be a whole number, not %(kind)s %(value)s"), what=what,
+                           kind=_kind(value), value=_show(value)), **loc)
         if abs(value) > _MAX_INT:
-            self.fail(f"{what} {_show(value)} is out of range", **loc)
+            self.fail(Text(N_("%(what)s %(value)s is out of range"), what=what, value=_show(value)), **loc)
         if minimum is not None and value < minimum:
-            self.fail(f"{what} must be at least {minimum}, not {value}", **loc)
+            self.fail(Text(N_("%(what)s must be at least %(least)d, not %(value)d"), what=what, least=minimum,
+                           value=value), **loc)
         return value
 
-    def text(self, value, what: str, nullable: bool = False, **loc) -> str | None:
+    def text(self, value, what, nullable: bool = False, **loc) -> str | None:
         if value is None and nullable:
             return None
         if not isinstance(value, str):
-            kind = "a string or null" if nullable else "a string"
-            self.fail(f"{what} must be {kind}, not {_kind(value)}", **loc)
+            if nullable:
+                self.fail(Text(N_("%(what)s must be a string or null, not %(kind)s"), what=what, kind=_kind(value)),
+                          **loc)
+            self.fail(Text(N_("%(what)s must be a string, not %(kind)s"), what=what, kind=_kind(value)), **loc)
         return value
 
-    def flag(self, value, what: str, **loc) -> bool:
+    def flag(self, value, what, **loc) -> bool:
         if not isinstance(value, bool):
-            self.fail(f"{what} must be true or false, not {_show(value)}", **loc)
+            self.fail(Text(N_("%(what)s must be true or false, not %(value)s"), what=what, value=_show(value)), **loc)
         return value
 
-    def number(self, value, what: str, allow_text: bool = False, **loc) -> Decimal:
+    def number(self, value, what, allow_text: bool = False, **loc) -> Decimal:
         d = _as_decimal(value, allow_text)
         if d is None:
-            self.fail(f"{what} {_show(value)} is not a number", **loc)
+            self.fail(Text(N_("%(what)s %(value)s is not a number"), what=what, value=_show(value)), **loc)
         return d
 
     # the file ----------------------------------------------------------------
     def tournament(self, d) -> Tournament:
-        d = self.obj(d, "the file")
+        d = self.obj(d, Text(N_("the file")))
         if "format" not in d:
-            self.fail(f'missing "format" (expected "{FORMAT}")')
+            self.fail(Text(N_('missing "format" (expected "%(format)s")'), format=FORMAT))
         if d["format"] != FORMAT:
-            self.fail(f'unsupported format {_show(d["format"])} (expected "{FORMAT}")')
+            self.fail(Text(N_('unsupported format %(value)s (expected "%(format)s")'), value=_show(d["format"]),
+                           format=FORMAT))
         code = self.text(d.get("ruleset", "sem"), '"ruleset"')
         try:
             rs = get_ruleset(code)
         except UnknownRuleSet as e:
-            self.fail(str(e))
+            self.fail(e.text())
         name = self.text(d.get("name", ""), '"name"', nullable=True) or ""
         day = self.text(d.get("date"), '"date"', nullable=True)
         if day is not None:
@@ -242,9 +260,9 @@ class _Reader:
                     raise ValueError
                 _date.fromisoformat(day)
             except ValueError:
-                self.fail(f'"date" {_show(day)} is not a date (YYYY-MM-DD)')
+                self.fail(Text(N_('"date" %(value)s is not a date (YYYY-MM-DD)'), value=_show(day)))
         if "players" not in d:
-            self.fail('missing "players"')
+            self.fail(_missing('"players"'))
         players = self.players(self.lst(d["players"], '"players"'))
         known = {p.start_no for p in players}
         corrections = self.corrections(d.get("corrections", []))
@@ -269,10 +287,10 @@ class _Reader:
         seen: dict[int, int] = {}
         ids: dict[str, int] = {}
         for i, item in enumerate(items, 1):
-            where = f"player {i} in the list"
-            item = self.obj(item, "a player", where=where)
+            where = Text(N_("player %(n)d in the list"), n=i)
+            item = self.obj(item, Text(N_("a player")), where=where)
             if "start_no" not in item:
-                self.fail('missing "start_no"', where=where)
+                self.fail(_missing('"start_no"'), where=where)
             s = self.integer(item["start_no"], '"start_no"', minimum=1, where=where)
             where = Text(N_("start number %(s)d"), s=s)
             if s in seen:
@@ -280,22 +298,23 @@ class _Reader:
                                s=s, a=seen[s], b=i))
             seen[s] = i
             if "name" not in item:
-                self.fail('missing "name"', where=where)
+                self.fail(_missing('"name"'), where=where)
             name = self.text(item["name"], '"name"', where=where)
             if not name.strip():
-                self.fail('"name" is empty', where=where)
+                self.fail(Text(N_('"name" is empty')), where=where)
             pid = item.get("id")
             if pid is not None:
                 if isinstance(pid, int) and not isinstance(pid, bool):
                     pid = str(self.integer(pid, '"id"', where=where))
                 pid = self.text(pid, '"id"', where=where)
                 if pid in ids:
-                    self.fail(f"id {_show(pid)} is used by start numbers {ids[pid]} and {s}")
+                    self.fail(Text(N_("id %(id)s is used by start numbers %(a)d and %(b)d"), id=_show(pid), a=ids[pid],
+                                   b=s))
                 ids[pid] = s
             club = self.text(item.get("club"), '"club"', nullable=True, where=where)
             status = item.get("status", "registered")
             if status not in STATUSES:
-                self.fail(f'"status" {_show(status)} is not one of {", ".join(STATUSES)}', where=where)
+                self.fail(_not_one_of('"status"', status, STATUSES), where=where)
             rating = item.get("rating")
             if rating is not None:
                 rating = self.number(rating, '"rating"', where=where)
@@ -317,7 +336,7 @@ class _Reader:
                           where=Text(N_("start number %(s)d"), s=p.start_no))
         return players
 
-    def verbatim(self, value, what: str, **loc):
+    def verbatim(self, value, what, **loc):
         """Audit and unknown data, kept as read; floats (from other parsers) made exact."""
         if isinstance(value, dict):
             return {k: self.verbatim(v, what, **loc) for k, v in value.items()}
@@ -328,23 +347,24 @@ class _Reader:
         if isinstance(value, (int, float, Decimal)):
             d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
             if not d.is_finite() or abs(d.adjusted()) > _MAX_VERBATIM or d.as_tuple().exponent < -_MAX_VERBATIM:
-                self.fail(f"{what}: the number {_show(value)} is out of range", **loc)
+                self.fail(Text(N_("%(what)s: the number %(value)s is out of range"), what=what, value=_show(value)),
+                          **loc)
             return d if isinstance(value, float) else value
-        self.fail(f"{what}: {_kind(value)} is not JSON data", **loc)
+        self.fail(Text(N_("%(what)s: %(kind)s is not JSON data"), what=what, kind=_kind(value)), **loc)
 
     def corrections(self, items) -> list[dict]:
         items = self.lst(items, '"corrections"')
         for i, c in enumerate(items, 1):
-            self.obj(c, f"correction {i}")
+            self.obj(c, Text(N_("correction %(n)d"), n=i))
         return self.verbatim(items, '"corrections"')
 
     def rounds(self, rs: RuleSet, items: list, known: set[int], corrections: list[dict]) -> list[Round]:
         numbers = []
         for i, item in enumerate(items, 1):
-            item = self.obj(item, f"round entry {i}")
+            item = self.obj(item, Text(N_("round entry %(n)d"), n=i))
             if "round" not in item:
-                self.fail(f'missing "round" in round entry {i}')
-            numbers.append(self.integer(item["round"], f'"round" of round entry {i}'))
+                self.fail(Text(N_('missing "round" in round entry %(n)d'), n=i))
+            numbers.append(self.integer(item["round"], Text(N_('"round" of round entry %(n)d'), n=i)))
         if numbers != list(range(1, len(numbers) + 1)):
             listed = ", ".join(map(str, numbers))
             dup = next((n for n in numbers if numbers.count(n) > 1), None)
@@ -367,7 +387,7 @@ class _Reader:
 
     def round(self, rs: RuleSet, r: int, item: dict, known: set[int], no_fee: set) -> Round:
         if "tables" not in item:
-            self.fail('missing "tables"', round=r)
+            self.fail(_missing('"tables"'), round=r)
         tables = self.lst(item["tables"], '"tables"', round=r)
         if not tables:
             self.fail(Text(N_("the round has no tables")), round=r)
@@ -375,10 +395,10 @@ class _Reader:
         result = []
         numbers: set[int] = set()
         for i, t in enumerate(tables, 1):
-            t = self.obj(t, f"table entry {i}", round=r)
+            t = self.obj(t, Text(N_("table entry %(n)d"), n=i), round=r)
             if "table" not in t:
-                self.fail(f'missing "table" in table entry {i}', round=r)
-            n = self.integer(t["table"], f'"table" of table entry {i}', minimum=1, round=r)
+                self.fail(Text(N_('missing "table" in table entry %(n)d'), n=i), round=r)
+            n = self.integer(t["table"], Text(N_('"table" of table entry %(n)d'), n=i), minimum=1, round=r)
             if n in numbers:
                 self.fail(Text(N_("table %(t)d appears twice in round %(r)d"), t=n, r=r), round=r)
             numbers.add(n)
@@ -389,8 +409,8 @@ class _Reader:
               no_fee: set) -> TableResult:
         loc = {"round": r, "table": n}
         if "players" not in t:
-            self.fail('missing "players"', **loc)
-        players = tuple(self.integer(s, "a start number", **loc)
+            self.fail(_missing('"players"'), **loc)
+        players = tuple(self.integer(s, Text(N_("a start number")), **loc)
                         for s in self.lst(t["players"], '"players"', **loc))
         if not rs.allows_sheet_size(len(players), t):
             sizes = " or ".join(map(str, rs.table_sizes))
@@ -410,10 +430,11 @@ class _Reader:
 
         if rs.result_kind == "score":
             if "sums" in t:
-                self.fail(f'the rule set \'{rs.code}\' has no "sums": the game scores go in "score"', **loc)
+                self.fail(Text(N_('the rule set \'%(code)s\' has no "sums": the game scores go in "score"'),
+                               code=rs.code), **loc)
             raw = []
         elif "sums" not in t:
-            self.fail('missing "sums"', **loc)
+            self.fail(_missing('"sums"'), **loc)
         else:
             raw = self.lst(t["sums"], '"sums"', **loc)
             if len(raw) != len(players):
@@ -421,7 +442,7 @@ class _Reader:
                                num=len(raw), players=len(players)), **loc)
         sums = []
         for s, v in zip(players, raw):
-            d = self.number(v, f"the sum of start number {s}", allow_text=True, **loc)
+            d = self.number(v, Text(N_("the sum of start number %(s)d"), s=s), allow_text=True, **loc)
             q = d.quantize(CENT)
             if q != d:
                 self.fail(Text(N_("the sum of start number %(s)d (%(v)s) has fractions of a cent"), s=s, v=_show(v)),
@@ -435,7 +456,7 @@ class _Reader:
                 self.fail(Text(Nn_("%(num)d points for %(players)d players",
                                    "%(num)d points for %(players)d players"),
                                num=len(raw), players=len(players)), **loc)
-            points = tuple(Fraction(self.number(v, f"the points of start number {s}", **loc))
+            points = tuple(Fraction(self.number(v, Text(N_("the points of start number %(s)d"), s=s), **loc))
                            for s, v in zip(players, raw))
 
         scores = None
@@ -444,16 +465,16 @@ class _Reader:
             if len(raw) != len(players):
                 self.fail(Text(Nn_("%(num)d scores for %(players)d players", "%(num)d scores for %(players)d players"),
                                num=len(raw), players=len(players)), **loc)
-            scores = tuple(self.number(v, f"the score of start number {s}", allow_text=True, **loc)
+            scores = tuple(self.number(v, Text(N_("the score of start number %(s)d"), s=s), allow_text=True, **loc)
                            for s, v in zip(players, raw))
         elif rs.result_kind != "money":
-            self.fail('missing "score"', **loc)
+            self.fail(_missing('"score"'), **loc)
         if rs.result_kind == "score":
             sums = [v.quantize(CENT) for v in scores]  # the game score is what a player's result sums up
 
         disqualified = []
         for v in self.lst(t.get("disqualified", []), '"disqualified"', **loc):
-            s = self.integer(v, "a disqualified start number", **loc)
+            s = self.integer(v, Text(N_("a disqualified start number")), **loc)
             if s not in players:
                 self.fail(Text(N_("start number %(s)d is disqualified but does not sit at this table"), s=s), **loc)
             if s in disqualified:
@@ -483,15 +504,15 @@ class _Reader:
         events = []
         for i, e in enumerate(items, 1):
             where = Text(N_("event %(n)d"), n=i)
-            e = self.obj(e, "an event", where=where)
+            e = self.obj(e, Text(N_("an event")), where=where)
             kind = self.text(e.get("type"), '"type"', where=where)
             if kind == LOT:
                 events.append(self.lot(e, known, where))
                 continue
             if kind not in EVENT_TYPES:
-                self.fail(f'"type" {_show(kind)} is not one of {", ".join(EVENT_TYPES)}', where=where)
+                self.fail(_not_one_of('"type"', kind, EVENT_TYPES), where=where)
             if "start_no" not in e:
-                self.fail('missing "start_no"', where=where)
+                self.fail(_missing('"start_no"'), where=where)
             s = self.integer(e["start_no"], '"start_no"', where=where)
             if s not in known:
                 self.fail(Text(N_("start number %(s)d is not in the players list"), s=s), where=where)
@@ -499,20 +520,20 @@ class _Reader:
             referees: tuple[str, ...] = ()
             if kind == "withdrawn":
                 if "after_round" not in e:
-                    self.fail('missing "after_round"', where=where)
+                    self.fail(_missing('"after_round"'), where=where)
                 after_round = self.integer(e["after_round"], '"after_round"', minimum=0, where=where)
                 if e.get("round") is not None:
                     rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
             else:
                 colour = e.get("colour")
                 if colour not in CARD_COLOURS:
-                    self.fail(f'"colour" {_show(colour)} is not one of {", ".join(CARD_COLOURS)}', where=where)
+                    self.fail(_not_one_of('"colour"', colour, CARD_COLOURS), where=where)
                 if "round" not in e:
-                    self.fail('missing "round"', where=where)
+                    self.fail(_missing('"round"'), where=where)
                 rnd = self.integer(e["round"], '"round"', minimum=1, where=where)
                 if e.get("after_round") is not None:
                     after_round = self.integer(e["after_round"], '"after_round"', minimum=0, where=where)
-                referees = tuple(self.text(x, "a referee", where=where)
+                referees = tuple(self.text(x, Text(N_("a referee")), where=where)
                                  for x in self.lst(e.get("referees", []), '"referees"', where=where))
             known_keys = {"type", "start_no", "after_round", "colour", "round", "referees"}
             extra = tuple((k, self.verbatim(v, _show(k), where=where)) for k, v in e.items() if k not in known_keys)
@@ -521,17 +542,17 @@ class _Reader:
         return events
 
 
-    def lot(self, e: dict, known: set[int], where: str) -> Event:
+    def lot(self, e: dict, known: set[int], where) -> Event:
         """TH-4: the order a lot drawn by the judge put tied players in."""
         if "order" not in e:
-            self.fail('missing "order"', where=where)
-        order = tuple(self.integer(x, "a start number in \"order\"", where=where)
+            self.fail(_missing('"order"'), where=where)
+        order = tuple(self.integer(x, Text(N_('a start number in "order"')), where=where)
                       for x in self.lst(e["order"], '"order"', where=where))
         for s in order:
             if s not in known:
                 self.fail(Text(N_("start number %(s)d is not in the players list"), s=s), where=where)
         if len(set(order)) != len(order):
-            self.fail('a start number appears twice in "order"', where=where)
+            self.fail(Text(N_('a start number appears twice in "order"')), where=where)
         rnd = None
         if e.get("round") is not None:
             rnd = self.integer(e["round"], '"round"', minimum=1, where=where)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .exchange import json_number, money_text
-from .errors import Nn_, Text
+from .errors import N_, Nn_, Text
 from .model import Tournament
 from .ruleset import RuleSet, get_ruleset
 from .standings import standings
@@ -43,12 +43,16 @@ def is_final(t: Tournament, after_round: int | None = None, rs: RuleSet | None =
         return False
 
 
+def _rounds_had(t: Tournament) -> Text:
+    return Text(N_("rounds 1..%(last)d"), last=t.last_round) if t.last_round else Text(N_("no rounds"))
+
+
 def _check_after_round(t: Tournament, after_round: int | None) -> int:
     if after_round is None:
         return t.last_round
     if not 1 <= after_round <= t.last_round:
-        have = f"rounds 1..{t.last_round}" if t.last_round else "no rounds"
-        raise ReportError(f"cannot give standings after round {after_round}: the file has {have}")
+        raise ReportError(Text(N_("cannot give standings after round %(r)d: the file has %(have)s"), r=after_round,
+                               have=_rounds_had(t)))
     return after_round
 
 
@@ -111,12 +115,11 @@ def draw_report(t: Tournament, round_no: int) -> dict:
     (later rounds in the file are ignored, so a past draw can be re-checked)."""
     rs = get_ruleset(t.ruleset)
     if not 1 <= round_no <= rs.rounds:
-        raise ReportError(f"round {round_no} does not exist: the rule set '{rs.code}' "
-                          f"has rounds 1..{rs.rounds}")
+        raise ReportError(Text(N_("round %(r)d does not exist: the rule set '%(code)s' has rounds 1..%(rounds)d"),
+                               r=round_no, code=rs.code, rounds=rs.rounds))
     if round_no > t.last_round + 1:
-        have = f"rounds 1..{t.last_round}" if t.last_round else "no rounds"
-        raise ReportError(f"cannot draw round {round_no}: it needs the results of rounds "
-                          f"1..{round_no - 1}, the file has {have}")
+        raise ReportError(Text(N_("cannot draw round %(r)d: it needs the results of rounds 1..%(prev)d, the file has "
+                                  "%(have)s"), r=round_no, prev=round_no - 1, have=_rounds_had(t)))
     from .seating import draw
 
     d = draw(_upto(t, round_no - 1), round_no, rs)
@@ -144,8 +147,8 @@ def season_report(tournaments, best: int | None = None, strike: int | None = Non
     tournaments = list(tournaments)
     codes = sorted({t.ruleset for t in tournaments})
     if len(codes) > 1:
-        raise ReportError("the files mix rule sets (" + ", ".join(codes) + "): a season table takes "
-                          "tournaments of one rule set")
+        raise ReportError(Text(N_("the files mix rule sets (%(codes)s): a season table takes tournaments of one rule "
+                                  "set"), codes=", ".join(codes)))
     require_final(tournaments)
     rs = get_ruleset(codes[0] if codes else "sem")
     answer = rs.season_report(tournaments, best, strike)
@@ -153,7 +156,7 @@ def season_report(tournaments, best: int | None = None, strike: int | None = Non
         from .season import placement_season_report
 
         if strike is not None:
-            raise ValueError(f"--strike applies to the rule set 'csm', not '{rs.code}'")
+            raise ValueError(Text(N_("--strike applies to the rule set 'csm', not '%(code)s'"), code=rs.code))
         answer = placement_season_report(tournaments, best if best is not None else 11)
     return answer
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Sequence
 
-from .errors import N_
+from .errors import N_, Text
 
 
 def shared_place_points(sums: Sequence[Decimal], by_place: Sequence[int]) -> tuple[Fraction | int, ...]:
@@ -424,10 +424,14 @@ class UnknownRuleSet(Exception):
     code: str
 
     def __str__(self) -> str:
+        return str(self.text())
+
+    def text(self):
         known = ", ".join(sorted(REGISTRY))
         if self.code in PLANNED:
-            return f"rule set '{self.code}' is not implemented yet (available: {known})"
-        return f"unknown rule set '{self.code}' (available: {known})"
+            return Text(N_("rule set '%(code)s' is not implemented yet (available: %(known)s)"), code=self.code,
+                        known=known)
+        return Text(N_("unknown rule set '%(code)s' (available: %(known)s)"), code=self.code, known=known)
 
 
 REGISTRY: dict[str, RuleSet] = {}

@@ -18,6 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Collection, Iterable, Mapping, Sequence
 
+from .errors import N_, Nn_, Text
 from .model import Player, Tournament
 from .standings import Standing, shared_ranks, standings
 
@@ -121,9 +122,11 @@ def nominations(t: Tournament) -> dict[str, Nomination]:
         if automatic:
             flagged = sorted(members, key=_rating_order)[:NOMINATED]
         elif len(flagged) != NOMINATED:
-            raise NominationError(
-                f"club '{club}' has {len(members)} players present and nominated "
-                f"{len(flagged)}: it must nominate exactly {NOMINATED}")
+            raise NominationError(Text(Nn_("club '%(club)s' has %(num)d player present and nominated %(flagged)d: "
+                                           "it must nominate exactly %(exactly)d",
+                                           "club '%(club)s' has %(num)d players present and nominated %(flagged)d: "
+                                           "it must nominate exactly %(exactly)d"),
+                                       club=club, num=len(members), flagged=len(flagged), exactly=NOMINATED))
         result[club] = Nomination(club, tuple(sorted(p.start_no for p in flagged)), automatic, True)
     return result
 
@@ -233,8 +236,8 @@ def _final_results(t: Tournament) -> tuple[list[Standing], dict[int, TournamentP
     keys: set[str] = set()
     for s in ranking:
         if s.player.key in keys:
-            raise ValueError(f"tournament '{t.name}': player '{s.player.key}' is listed twice; "
-                             "give the players distinct ids")
+            raise ValueError(Text(N_("tournament '%(name)s': player '%(key)s' is listed twice; give the players "
+                                     "distinct ids"), name=t.name, key=s.player.key))
         keys.add(s.player.key)
     return ranking, tournament_points(ranking)
 
@@ -254,7 +257,7 @@ def season_table(tournaments: Sequence[Tournament], best: int = 11) -> SeasonTab
     the game points of all counted players, then the club name.
     """
     if best < 0:
-        raise ValueError("best must not be negative")
+        raise ValueError(Text(N_("best must not be negative")))
     results: dict[str, list[_Result]] = {}
     latest: dict[str, Player] = {}
     club_points: dict[str, int] = {}
@@ -269,7 +272,7 @@ def season_table(tournaments: Sequence[Tournament], best: int = 11) -> SeasonTab
         try:
             clubs = club_results(t, ranking, tp)
         except NominationError as e:
-            raise NominationError(f"tournament '{t.name}': {e}") from None
+            raise NominationError(Text(N_("tournament '%(name)s': %(why)s"), name=t.name, why=e)) from None
         for c in clubs:
             club_points[c.club] = club_points.get(c.club, 0) + c.score
             club_game[c.club] = club_game.get(c.club, Fraction(0)) + c.game_points
@@ -303,10 +306,10 @@ def historical_coefficient(best_ever: int | Fraction, best_this_season: int | Fr
     """SEM-A6: highest season total ever (this season included) / highest this season."""
     best_ever, best_this = Fraction(best_ever), Fraction(best_this_season)
     if best_this <= 0:
-        raise ValueError("the season's highest total must be positive")
+        raise ValueError(Text(N_("the season's highest total must be positive")))
     if best_ever < best_this:
-        raise ValueError(f"the highest total ever ({best_ever}) is below this season's "
-                         f"highest ({best_this}); it must include this season")
+        raise ValueError(Text(N_("the highest total ever (%(ever)s) is below this season's highest (%(this)s); it "
+                                 "must include this season"), ever=best_ever, this=best_this))
     return best_ever / best_this
 
 
@@ -337,7 +340,7 @@ def ratings(tournaments: Sequence[Tournament], window: int = 12) -> list[Rating]
     appearances). Players without a result in the window are unrated and not
     listed. Highest first, ties by id; the name is the latest in the window."""
     if window < 1:
-        raise ValueError("the rating window must be at least 1 tournament")
+        raise ValueError(Text(N_("the rating window must be at least 1 tournament")))
     recent = chronological(tournaments)[-window:]
     total: dict[str, int] = {}
     count: dict[str, int] = {}
@@ -390,8 +393,8 @@ def _ranked(t: Tournament) -> list[Standing]:
     keys: set[str] = set()
     for s in ranking:
         if s.player.key in keys:
-            raise ValueError(f"tournament '{t.name}': player '{s.player.key}' is listed twice; "
-                             "give the players distinct ids")
+            raise ValueError(Text(N_("tournament '%(name)s': player '%(key)s' is listed twice; give the players "
+                                     "distinct ids"), name=t.name, key=s.player.key))
         keys.add(s.player.key)
     return ranking
 
@@ -467,7 +470,7 @@ def csm_season_report(tournaments: Sequence[Tournament], strike: int = 0) -> dic
     equal teams sharing the place, and get team BP = number of teams - place + 1.
     """
     if strike < 0:
-        raise ValueError("--strike must not be negative")
+        raise ValueError(Text(N_("--strike must not be negative")))
     ordered = chronological(tournaments)
     held = len(ordered)
     people: dict[str, list[tuple]] = {}

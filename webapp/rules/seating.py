@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
+from .errors import N_, Nn_, Text
 from .field import SAME_CLUB, Draw, DrawError, SeatedTable, eligible_field, rating_order, standings_order
 from .model import Player, Round, Tournament
 from .ruleset import RuleSet, get_ruleset
@@ -53,13 +54,16 @@ def cut(standings: Sequence[Standing], threshold: int) -> tuple[list[int], list[
     return starts[:a], starts[a:]
 
 
-def seating_error(round_no: int, count: int, what: str = "players") -> DrawError:
+def seating_error(round_no: int, count: int) -> DrawError:
     """The SEM-B2 refusal: how many players to add or withdraw (SEM-D1b)."""
     r = count % TABLE_SIZE
     add, withdraw = TABLE_SIZE - r, r
-    noun = "player" if add == 1 else "players"
-    return DrawError(f"round {round_no}: {count} {what} cannot be seated at tables of {TABLE_SIZE}: "
-                     f"add {add} {noun} or withdraw {withdraw}", code="not-divisible", round=round_no,
+    return DrawError(Text(Nn_("round %(r)d: %(count)d players cannot be seated at tables of %(size)d: add %(num)d "
+                              "player or withdraw %(withdraw)d",
+                              "round %(r)d: %(count)d players cannot be seated at tables of %(size)d: add %(num)d "
+                              "players or withdraw %(withdraw)d"),
+                          r=round_no, count=count, size=TABLE_SIZE, num=add, withdraw=withdraw),
+                     code="not-divisible", round=round_no,
                      count=count, size=TABLE_SIZE, add=add, withdraw=withdraw)
 
 
@@ -67,10 +71,13 @@ def cut_seating_error(round_no: int, count: int) -> DrawError:
     """A cut (SEM-B9..B11) that does not fill tables of 3 (too few candidates to top
     up): nobody can join a cut round, so the only way is withdrawals (SEM-D4)."""
     withdraw = count % TABLE_SIZE
-    noun = "player" if withdraw == 1 else "players"
-    return DrawError(f"round {round_no}: {count} advancing players cannot be seated at tables of "
-                     f"{TABLE_SIZE} and nobody can be added to a cut round: withdraw {withdraw} "
-                     f"advancing {noun} (SEM-D4) before the draw", code="cut-not-divisible",
+    return DrawError(Text(Nn_("round %(r)d: %(count)d advancing players cannot be seated at tables of %(size)d "
+                              "and nobody can be added to a cut round: withdraw %(num)d advancing player (SEM-D4) "
+                              "before the draw",
+                              "round %(r)d: %(count)d advancing players cannot be seated at tables of %(size)d "
+                              "and nobody can be added to a cut round: withdraw %(num)d advancing players (SEM-D4) "
+                              "before the draw"),
+                          r=round_no, count=count, size=TABLE_SIZE, num=withdraw), code="cut-not-divisible",
                      round=round_no, count=count, size=TABLE_SIZE, withdraw=withdraw)
 
 
@@ -83,8 +90,9 @@ def _check_results_before(t: Tournament, n: int) -> None:
     missing = [k for k in range(1, n) if k not in have]
     if missing:
         which = ", ".join(str(k) for k in missing)
-        noun = "round" if len(missing) == 1 else "rounds"
-        raise DrawError(f"round {n}: the results of {noun} {which} are missing")
+        raise DrawError(Text(Nn_("round %(r)d: the results of round %(which)s are missing",
+                                 "round %(r)d: the results of rounds %(which)s are missing"),
+                             r=n, which=which, num=len(missing)))
 
 
 def _cut_of(t: Tournament, n: int, rs: RuleSet, field, ranking: list[Standing] | None):
@@ -133,11 +141,12 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
     rs = rs or get_ruleset(t.ruleset)
     n = round_no
     if not 1 <= n <= rs.rounds:
-        raise DrawError(f"round {n}: the rule set '{rs.code}' has rounds 1 to {rs.rounds}")
+        raise DrawError(Text(N_("round %(r)d: the rule set '%(code)s' has rounds 1 to %(rounds)d"), r=n, code=rs.code,
+                             rounds=rs.rounds))
     if TABLE_SIZE not in rs.table_sizes:
-        raise DrawError(f"round {n}: the draw seats tables of {TABLE_SIZE}, "
-                        f"the rule set '{rs.code}' plays tables of "
-                        + " or ".join(str(k) for k in rs.table_sizes))
+        raise DrawError(Text(N_("round %(r)d: the draw seats tables of %(size)d, the rule set '%(code)s' plays tables "
+                                "of %(sizes)s"), r=n, size=TABLE_SIZE, code=rs.code,
+                             sizes=" or ".join(str(k) for k in rs.table_sizes)))
     _check_results_before(t, n)
     if rs.tables_of_four:
         from .tables import draw_tables  # tables of 3 and 4 (SMU-1, CSM-1, TH-1)
@@ -159,7 +168,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
         return Draw(n, _seated(tables, clubs), tuple(advancing), tuple(eliminated))
 
     if not field:
-        raise DrawError(f"round {n}: there are no players to seat", code="no-players", round=n)
+        raise DrawError(Text(N_("round %(r)d: there are no players to seat"), r=n), code="no-players", round=n)
     if len(field) % TABLE_SIZE:
         raise seating_error(n, len(field))
     if kind == "rating":
@@ -177,7 +186,7 @@ def draw(t: Tournament, round_no: int, rs: RuleSet | None = None, *,
         order = standings_order(t, rs, n, field, ranking)
         tables = _tables_by_standings(order, clubs, club_rule)
     else:
-        raise DrawError(f"round {n}: unknown kind of round '{kind}'")
+        raise DrawError(Text(N_("round %(r)d: unknown kind of round '%(kind)s'"), r=n, kind=kind))
     return Draw(n, _seated(tables, clubs))
 
 
@@ -224,12 +233,15 @@ def _shift(t: Tournament, n: int, previous: Round, field: set[int], status: Fiel
     sheets = sorted(previous.tables, key=lambda tr: tr.table)
     for tr in sheets:
         if len(tr.players) != TABLE_SIZE:
-            raise DrawError(f"round {n}: the shift (SEM-B6) needs tables of {TABLE_SIZE}, "
-                            f"round {previous.number} table {tr.table} has {len(tr.players)} players")
+            raise DrawError(Text(Nn_("round %(r)d: the shift (SEM-B6) needs tables of %(size)d, round %(prev)d table "
+                                     "%(t)d has %(num)d player",
+                                     "round %(r)d: the shift (SEM-B6) needs tables of %(size)d, round %(prev)d table "
+                                     "%(t)d has %(num)d players"),
+                                 r=n, size=TABLE_SIZE, prev=previous.number, t=tr.table, num=len(tr.players)))
         for s in tr.players:
             if s not in by_no:
-                raise DrawError(f"round {n}: round {previous.number} table {tr.table} "
-                                f"has unknown start number {s}")
+                raise DrawError(Text(N_("round %(r)d: round %(prev)d table %(t)d has unknown start number %(s)d"),
+                                     r=n, prev=previous.number, t=tr.table, s=s))
     ring = [tr.players for tr in sheets if not all(s in status.disqualified for s in tr.players)]
     size = len(ring)
     planned = [(ring[(r + 1) % size][0], ring[r][1], ring[(r - 1) % size][2]) for r in range(size)]

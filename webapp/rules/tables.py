@@ -29,6 +29,7 @@ import random
 from itertools import combinations
 from typing import Callable, Sequence
 
+from .errors import N_, Text
 from .model import Tournament
 from .ruleset import NoSplit, RuleSet
 from .field import SAME_CLUB, Draw, DrawError, SeatedTable, eligible_field, rating_order, standings_order
@@ -68,16 +69,17 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
         rows = ranking if ranking is not None else standings(t, n - 1, rs)
         order = [r.player.start_no for r in rows if r.player.start_no in field]
         if not size or len(order) < size:
-            raise DrawError(f"round {n}: the final needs {size} players, {len(order)} can play",
+            raise DrawError(Text(N_("round %(r)d: the final needs %(size)s players, %(count)d can play"), r=n,
+                                 size=size, count=len(order)),
                             code="final-size", round=n, count=len(order), size=size)
         return Draw(n, seated([order[:size]], rs, clubs, {}), tuple(order[:size]), tuple(order[size:]))
 
     if not field:
-        raise DrawError(f"round {n}: there are no players to seat", code="no-players", round=n)
+        raise DrawError(Text(N_("round %(r)d: there are no players to seat"), r=n), code="no-players", round=n)
     try:
         sizes = rs.table_split(len(field))
     except NoSplit as e:
-        raise DrawError(f"round {n}: {e}", code=e.code, round=n, **e.details) from None
+        raise DrawError(Text(N_("round %(r)d: %(why)s"), r=n, why=e), code=e.code, round=n, **e.details) from None
 
     if kind == "lot" and any(by_no[s].rating is not None for s in field):
         kind = "rating"
@@ -99,7 +101,7 @@ def draw_tables(t: Tournament, n: int, rs: RuleSet, *, ranking=None) -> Draw:
         if club_rule or met:
             steps = _resolve(tables, bad, rank, order[0])
     else:
-        raise DrawError(f"round {n}: unknown kind of round '{kind}'")
+        raise DrawError(Text(N_("round %(r)d: unknown kind of round '%(kind)s'"), r=n, kind=kind))
     return Draw(n, seated(tables, rs, clubs, met), steps=steps, seeding=how, seeded_by_season=in_season)
 
 
@@ -124,7 +126,8 @@ def seeding_order(t: Tournament, rs: RuleSet, players: Sequence) -> tuple[list[i
 def _seed(t: Tournament) -> int:
     seed = t.extra.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise DrawError(f'the lot needs a whole number as "seed", not {seed!r}', code="seed", seed=repr(seed))
+        raise DrawError(Text(N_('the lot needs a whole number as "seed", not %(seed)s'), seed=repr(seed)), code="seed",
+                        seed=repr(seed))
     return seed
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from .errors import N_
+from .errors import N_, Text
 from .model import Tournament
 from .points import TableOutcome
 from .ruleset import Problem, RuleSet, register, split_field
@@ -126,9 +126,9 @@ class Thousand(RuleSet):
         frozen = reader.flag(raw.get("frozen", False), '"frozen"', **loc)
         ended = raw.get("ended")
         if ended is None and not frozen:
-            reader.fail('missing "ended" ("win" or "time", TH-3)', **loc)
+            reader.fail(Text(N_('missing "ended" ("win" or "time", TH-3)')), **loc)
         if ended is not None and ended not in ENDINGS:
-            reader.fail(f'"ended" must be "win" or "time", not {ended!r}', **loc)
+            reader.fail(Text(N_('"ended" must be "win" or "time", not %(value)s'), value=repr(ended)), **loc)
         return {"ended": ended, "frozen": frozen}
 
     def write_table(self, table, d: dict) -> dict:
@@ -179,25 +179,26 @@ class Thousand(RuleSet):
                     played.setdefault(s, rnd.number)
                 if rnd.number == FINAL_ROUND:
                     if len(rnd.tables) != 1 or len(table.players) != self.final_size:
-                        return (f"the final (round {FINAL_ROUND}) is one table of {self.final_size} (TH-2)",
-                                {"round": rnd.number, "table": table.table})
+                        return (Text(N_("the final (round %(r)d) is one table of %(size)d (TH-2)"), r=FINAL_ROUND,
+                                     size=self.final_size), {"round": rnd.number, "table": table.table})
                     if table.ended != "win":
-                        return (f'the final is played to a win ("ended": "win", TH-2)',
+                        return (Text(N_('the final is played to a win ("ended": "win", TH-2)')),
                                 {"round": rnd.number, "table": table.table})
         for p in t.players:
-            where = {"where": f"start number {p.start_no}"}
+            where = {"where": Text(N_("start number %(s)d"), s=p.start_no)}
             late = p.substitute_for is None and p.status != "substitute"
             if late and p.from_round is not None and p.from_round > 2:
-                return (f"a late entry is accepted after round 1 only, not from round {p.from_round} (TH-5)",
-                        where)
+                return (Text(N_("a late entry is accepted after round 1 only, not from round %(r)d (TH-5)"),
+                             r=p.from_round), where)
             if p.from_round is not None and p.start_no in played and played[p.start_no] < p.from_round:
-                return (f"enters from round {p.from_round} but plays in round {played[p.start_no]} (TH-5)", where)
+                return (Text(N_("enters from round %(r)d but plays in round %(played)d (TH-5)"), r=p.from_round,
+                             played=played[p.start_no]), where)
             if p.substitute_for is not None and p.substitute_for in played:
                 first = played[p.substitute_for]
                 mine = played.get(p.start_no)
                 if mine is not None and first < mine:
-                    return (f"substitutes for start number {p.substitute_for}, who played round {first}: "
-                            f"substitutes only for players who have not played (TH-5)", where)
+                    return (Text(N_("substitutes for start number %(s)d, who played round %(r)d: substitutes only "
+                                    "for players who have not played (TH-5)"), s=p.substitute_for, r=first), where)
         return None
 
     # --- standings ----------------------------------------------------------------

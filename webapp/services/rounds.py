@@ -98,7 +98,7 @@ def draw_error_text(e: DrawError) -> str:
                  hint=_(" or ").join(hint) if hint else _("no number of tables fits"))
     if e.code == "no-players":
         return _("Round %(r)d: there are no players to seat. Check the players in first.", r=e.details["round"])
-    return rule_texts.draw_text(e) or str(e)
+    return rule_texts.draw_text(e) or rule_texts.engine_text(e)
 
 
 def draw_round(t: Tournament, actor: str, version=None) -> Round:
