@@ -425,7 +425,7 @@ def test_push_sends_nothing_while_the_record_check_fails(app, finished):
     with app.app_context():
         t = db.session.get(Tournament, tid)
         t.status = "finished"
-        with pytest.raises(ServiceError, match="hráč so štartovým číslom 1 .*: club je \"MK Elsewhere\" v databáze"):
+        with pytest.raises(ServiceError, match="hráč so štartovým číslom 1 .*: klub je \"MK Elsewhere\" v databáze"):
             push(t, "http://127.0.0.1:9/", "token", "test")
 
 

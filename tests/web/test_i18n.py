@@ -525,3 +525,47 @@ def test_a_draw_refusal_without_a_code_in_the_pages_language(app, lang, says):
     assert e.value.code is None
     with app.test_request_context(), force_locale(lang):
         assert draw_error_text(e.value) == says
+
+
+@pytest.mark.parametrize("lang, says", [("ru", "уже есть здесь как турнир"), ("cs", "tu už je jako turnaj"),
+                                        ("sk", "tu už je ako turnaj")])
+def test_a_tournament_imported_twice_is_refused_in_the_pages_language(op, lang, says):
+    from html import unescape
+    from io import BytesIO
+
+    op.set_cookie("lang", lang)
+    data = (Path(__file__).resolve().parents[1] / "data/sem27_poprad_r3.json").read_bytes()
+    first = op.post("/operator/import", data={"file": (BytesIO(data), "poprad.json")},
+                    content_type="multipart/form-data")
+    assert first.status_code in (302, 303), first.status_code
+    again = op.post("/operator/import", data={"file": (BytesIO(data), "poprad.json")},
+                    content_type="multipart/form-data")
+    page = unescape(again.get_data(as_text=True))
+    assert again.status_code == 422 and says in page and "is here already" not in page, page
+
+
+@pytest.mark.parametrize("lang, win", [("ru", "1\u00a0000"), ("cs", "1\u00a0000"), ("sk", "1\u00a0000"),
+                                       ("en", "1,000")])
+def test_th3_the_win_is_grouped_by_locale_in_the_refusals(app, lang, win):
+    """The Thousand's 1000 reads as the page writes numbers, on the page and in the listok command."""
+    from flask_babel import force_locale
+
+    from webapp.cli_base import _catalog
+    from webapp.rules.ruleset import Problem
+    from webapp.services.rule_texts import engine_text, problem_text
+
+    problem = Problem("the table ended by a win but nobody reached 1000 (TH-3)", "win-without-winner", win=1000)
+    with app.test_request_context(), force_locale(lang):
+        assert f" {win} " in problem_text(problem)
+    if lang != "en":  # one line for a terminal: the no-break space becomes a space
+        assert f" {win.replace(chr(0xa0), ' ')} " in engine_text(problem, _catalog(lang), lang)
+
+
+def test_th3_the_paper_sheets_say_the_win_grouped_in_their_language(app, op):
+    from tests.helpers import text
+    from tests.web.test_thousand_server import open_next, unrated
+
+    tid = unrated(app, "thousand", 9)
+    open_next(app, tid)
+    page = text(op.get(f"/operator/t/{tid}/round/1/sheets"))
+    assert "Победитель (набрал 1\u00a0000)" in page and "1000" not in page, page

@@ -193,7 +193,7 @@ def test_th3_desk_correction_carries_the_ending_through_the_referee(app, op):
     cid = _case_id(app, tid)
     ref = referee_client(app)
     page = text(ref.get(f"/referee/case/{cid}"))
-    assert "The game ended: a player reached 1000" in page and "The game ended: time ran out" in page
+    assert "The game ended: a player reached 1,000" in page and "The game ended: time ran out" in page
     assert ref.post(f"/referee/case/{cid}/approve", data={"note": ""}).status_code in (200, 302)
     after = _sheet(app, tid, 1, number)
     assert after["ended"] == "win" and after["scores"][0] == "1000" and after["version"] > before["version"]

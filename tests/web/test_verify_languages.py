@@ -74,3 +74,21 @@ def test_the_record_check_page_is_in_the_pages_language(app, op, tampered, lang)
         findings = re.findall(r"(?:Round|Kolo|kolo|Тур|тур) .*?", problems)
         assert findings
         assert not ENGLISH.search(problems.split("Listok", 1)[-1]), problems
+
+
+@pytest.mark.parametrize("lang, says", [("ru", "регистрационный id"), ("cs", "registrační id"),
+                                        ("sk", "registračné id"), ("en", "registration id")])
+def test_a_changed_column_is_named_in_words(app, lang, says):
+    """A row finding names the column in words, never by its database name (reg_id)."""
+    from sqlalchemy import update
+
+    from webapp.models import Player
+
+    tid = make_tournament(app, 9)
+    play_round(app, tid, seed=1)
+    sql(app, update(Player.__table__).where(Player.__table__.c.tournament_id == tid,
+                                            Player.__table__.c.start_no == 1).values(reg_id="X-1"))
+    result = app.test_cli_runner().invoke(args=["listok", "verify", "--tournament", str(tid)],
+                                          env={"LANG": LANGS[lang][0], "LC_ALL": None, "LC_MESSAGES": None,
+                                               "LANGUAGE": None})
+    assert result.exit_code == 1 and says in result.output and "reg_id" not in result.output, result.output

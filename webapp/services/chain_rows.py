@@ -347,7 +347,8 @@ def row_differences(chained: dict, stored: dict) -> list[tuple[int | None, int |
             for col in sorted(set(c) | set(s)):
                 if c.get(col) != s.get(col):
                     out.append((r, tab, _("%(what)s: %(column)s is %(db)s in the database, %(chain)s in the chain",
-                                          what=what, column=col, db=_show(s.get(col)), chain=_show(c.get(col)))))
+                                          what=what, column=column_name(key[0], col), db=_show(s.get(col)),
+                                          chain=_show(c.get(col)))))
     return out
 
 
@@ -403,6 +404,35 @@ def source_name(source: str) -> str:
     """"the chain", "the database", "the file" in the language of the messages."""
     return {"the chain": _("the chain"), "the database": _("the database"), "the file": _("the file")}.get(source,
                                                                                                            source)
+
+
+def column_name(table: str, column: str) -> str:
+    """A recorded column (`recorded_columns`) as a finding names it, in words."""
+    own = {("tournament", "name"): _("tournament name"), ("round", "number"): _("round number"),
+           ("round_table", "number"): _("table number"), ("round_table", "players"): _("players")}
+    if (table, column) in own:
+        return own[(table, column)]
+    names = {
+        "id": _("row id"), "tournament_id": _("tournament row"), "round_id": _("round row"),
+        "ruleset": _("rule set"), "name": _("name"), "date": _("date"), "venue": _("venue"), "status": _("status"),
+        "nominations_published_at": _("nominations published at"), "nomination_duty": _("nomination duty"),
+        "uid": _("stable id"), "replaced_by_id": _("replaced by"), "venue_id": _("venue row"),
+        "seed": _("seed of the lot"), "paper_language": _("language of the paper sheets"),
+        "start_no": _("start number"), "reg_id": _("registration id"), "club": _("club"), "rating": _("rating"),
+        "nominated": _("nominated"), "present": _("present"), "checked_in_at": _("checked in at"),
+        "substitute_for": _("substitute for"), "from_round": _("plays from round"),
+        "advancing": _("advancing players"), "eliminated": _("eliminated players"), "drawn_at": _("drawn at"),
+        "published_at": _("published at"), "started_at": _("started at"), "closed_at": _("closed at"),
+        "standings_published_at": _("standings published at"), "seeding": _("seeding"),
+        "flags": _("table flags"), "pending_dq": _("pending disqualification"), "type": _("event type"),
+        "after_round": _("after round"), "colour": _("card colour"), "round": _("round"),
+        "referees": _("referees"), "reason": _("reason"), "created_by": _("created by"),
+        "created_at": _("created at"), "order": _("order of the lot"), "record": _("correction record"),
+        "table": _("table"), "kind": _("kind of case"), "sheet_id": _("sheet row"),
+        "other_sheet_id": _("other sheet row"), "payload": _("case data"), "resolved_by": _("resolved by"),
+        "resolved_at": _("resolved at"), "resolution_note": _("resolution note"),
+    }
+    return names.get(column, column)
 
 
 def standing_field(f: str) -> str:

@@ -12,7 +12,14 @@ from __future__ import annotations
 from flask_babel import gettext as _, lazy_gettext as _l
 
 
-def _problem_messages(_=_):
+def _problem_messages(_=_, locale: str | None = None):
+    from babel.numbers import format_decimal
+
+    from ..i18n import whole
+
+    def grouped(n) -> str:  # TH-3's 1000 as the page writes numbers: 1 000 in sk, cs and ru
+        return whole(n) if locale is None else format_decimal(n, format="#,##0", locale=locale)
+
     return {
         # ČSM (CSM-2, CSM-3)
         "zb-whole": lambda d: _("The ZB of start number %(s)d (%(v)s) must be a whole number (CSM-2).",
@@ -59,21 +66,21 @@ def _problem_messages(_=_):
                                   v=d["score"], s=d["start_no"]),
         "frozen-size": lambda d: _("A frozen table (TH-5) holds the two players left after a withdrawal."),
         "frozen-winner": lambda d: _("A frozen table (TH-5) has no winner: it stopped at the withdrawal."),
-        "won-twice": lambda d: _("Start numbers %(who)s both reached %(win)d: a table is won once (TH-3).",
-                                 who=", ".join(map(str, d["start_nos"])), win=d["win"]),
-        "win-without-winner": lambda d: _("The game ended with a win, but nobody reached %(win)d (TH-3).",
-                                          win=d["win"]),
-        "time-with-winner": lambda d: _("Start number %(s)d reached %(win)d: the game ended with a win, not by time "
-                                        "(TH-3).", s=d["start_no"], win=d["win"]),
+        "won-twice": lambda d: _("Start numbers %(who)s both reached %(win)s: a table is won once (TH-3).",
+                                 who=", ".join(map(str, d["start_nos"])), win=grouped(d["win"])),
+        "win-without-winner": lambda d: _("The game ended with a win, but nobody reached %(win)s (TH-3).",
+                                          win=grouped(d["win"])),
+        "time-with-winner": lambda d: _("Start number %(s)d reached %(win)s: the game ended with a win, not by time "
+                                        "(TH-3).", s=d["start_no"], win=grouped(d["win"])),
         "score-barrel": lambda d: _("The score %(v)d of start number %(s)d cannot stand at the end of a game: above "
-                                    "%(barrel)d only %(win)d (the win) counts (TH-3).",
-                                    v=d["score"], s=d["start_no"], barrel=d["barrel"], win=d["win"]),
+                                    "%(barrel)d only %(win)s (the win) counts (TH-3).",
+                                    v=d["score"], s=d["start_no"], barrel=d["barrel"], win=grouped(d["win"])),
     }
 
 
-def problem_text(problem, _=_) -> str:
+def problem_text(problem, _=_, locale: str | None = None) -> str:
     """A rule set's `check_table` answer (ruleset.Problem) as one translated sentence."""
-    message = _problem_messages(_).get(getattr(problem, "code", None))
+    message = _problem_messages(_, locale).get(getattr(problem, "code", None))
     return message(problem.details) if message else str(problem)
 
 
@@ -140,7 +147,7 @@ def engine_text(e, translations=None, locale: str | None = None) -> str:
                            count=d["count"], sizes=" / ".join(map(str, d.get("sizes", ()))),
                            hint=gettext(" or ").join(hint) if hint else gettext("no number of tables fits"))
         if getattr(v, "code", None) is not None and hasattr(v, "details") and isinstance(v, str):
-            return problem_text(v, gettext)
+            return problem_text(v, gettext, locale)
         if isinstance(v, Exception) and v.args and isinstance(v.args[0], Text):
             return say(v.args[0])
         return str(v)

@@ -26,17 +26,17 @@ def _check_fits(t, source: str) -> None:
         raise ServiceError(f"{source}: {detail}", field="file")
 
     if len(t.name) > 200:
-        fail("the name is longer than 200 characters")
+        fail(_("the name is longer than %(most)d characters", most=200))
     for p in t.players:
-        where = f"start number {p.start_no}"
+        where = _("start number %(s)d", s=p.start_no)
         if len(p.name) > MAX_NAME:
-            fail(f"{where}: the name is longer than {MAX_NAME} characters")
+            fail(f"{where}: " + _("the name is longer than %(most)d characters", most=MAX_NAME))
         if p.club and len(p.club) > MAX_CLUB:
-            fail(f"{where}: the club is longer than {MAX_CLUB} characters")
+            fail(f"{where}: " + _("the club is longer than %(most)d characters", most=MAX_CLUB))
         if p.id and len(p.id) > MAX_ID:
-            fail(f"{where}: the id is longer than {MAX_ID} characters")
+            fail(f"{where}: " + _("the id is longer than %(most)d characters", most=MAX_ID))
         if p.rating is not None and (abs(p.rating) > MAX_RATING or p.rating != p.rating.quantize(Decimal("0.01"))):
-            fail(f"{where}: the rating {p.rating} does not fit (at most 2 decimals)")
+            fail(f"{where}: " + _("the rating %(rating)s does not fit (at most 2 decimals)", rating=p.rating))
 
 
 class DuplicateTournament(ServiceError):
@@ -95,8 +95,9 @@ def import_tournament(data_text: str | bytes, source_name: str, actor: str, repl
     old = present_copy(uid)
     if old is not None and not replace:
         raise DuplicateTournament(
-            f"{PurePath(source_name).name}: the tournament '{old.name}' (id {uid}) is here already as "
-            f"tournament {old.id}; nothing was imported (to replace it: listok import --replace)", old)
+            _("%(file)s: the tournament '%(name)s' (id %(uid)s) is here already as tournament %(id)d; nothing was "
+              "imported (to replace it: listok import --replace)", file=PurePath(source_name).name, name=old.name,
+              uid=uid, id=old.id), old)
     venue = rt.extra.get("venue")
     name = rt.name.strip() or PurePath(source_name).stem or _("Imported tournament")
     t = Tournament(name=name[:200], ruleset=rt.ruleset, date=date.fromisoformat(rt.date) if rt.date else None,
