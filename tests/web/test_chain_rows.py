@@ -22,7 +22,7 @@ from tests.helpers import issue_pins, make_tournament, open_round, play_round, \
     signed_submission, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Event, Player, PublishedHead, RoundTable, Sheet, Tournament
-from webapp.services import chain, chain_rows, results
+from webapp.services import chain, chain_rows, corrections
 from webapp.services.engine import rules_tournament
 
 # values a status-like column can take (the models' comments): an edit tries another one first
@@ -81,9 +81,9 @@ def build(app, client) -> int:
         db.session.commit()
         tab = t.rounds[1].tables[0]
         sums = list(tab.sheet.sums)
-        case = results.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
+        case = corrections.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
                                           "Horváth", "test", t.version)
-        results.approve_c10(case, t, "Novák")
+        corrections.approve_c10(case, t, "Novák")
         db.session.commit()
     for k in range(3, 7):  # SEM with 9 players: 6 rounds, so the federation takes the file
         play_round(app, tid, seed=k)

@@ -290,7 +290,8 @@ def test_rejecting_needs_a_reason_and_keeps_the_counted_version(app, ref, field)
     assert audit_actions(app)[-3:] == ["sheet.reject", "case.reject", "case.decider"]
     # nothing marked red: the first version still counts
     with app.app_context():
-        from webapp.services.results import correction_marks, load_tournament
+        from webapp.services.loaders import load_tournament
+        from webapp.services.standings import correction_marks
 
         assert not [m for m in correction_marks(load_tournament(tid)).values() if m == "C4"]
 
@@ -360,7 +361,7 @@ def test_negative_sum_page_and_approval(app, ref, field):
     assert r.status_code == 302
     assert table_sheets(app, tid, 2) == [(1, "accepted", ["19.50", "12.00", "-1.50"])]
     with app.app_context():  # counted, but no correction: nothing red
-        from webapp.services.results import c4_old_by_seat
+        from webapp.services.standings import c4_old_by_seat
 
         r2 = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 2))
         assert c4_old_by_seat(next(x for x in r2.tables if x.number == 2)) is None

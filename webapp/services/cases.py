@@ -23,7 +23,8 @@ from ..models import Case, Player, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
-from . import chain_rows, discipline as discipline_service, pins as pin_service, results as results_service
+from . import (chain_rows, corrections, discipline as discipline_service, loaders, pins as pin_service,
+               rounds as round_service)
 from . import sheets as sheet_service
 from .common import NotFoundError, ServiceError, StaleError, audit, bump
 
@@ -252,7 +253,7 @@ def _c10_view(c: Case, t: Tournament, rs, tab: RoundTable) -> dict:
     base = next((s for s in tab.sheets if s.version == p.get("base_version")), None)
     if c.status == "open":
         try:
-            out["preview"] = results_service.c10_preview(c, t)
+            out["preview"] = corrections.c10_preview(c, t)
         except ServiceError as e:
             out["error"] = str(e)
     cons = p.get("consequences") or {}
@@ -411,7 +412,7 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
         payload.update(applied=applied, proposed_by=c.created_by, base_version=(c.payload or {}).get("base_version"))
     if c.kind == "c10":
         old = tab.sheet if tab is not None else None
-        row = results_service.approve_c10(c, t, actor)
+        row = corrections.approve_c10(c, t, actor)
         payload.update(correction=row.id, old_version=old.version if old else None,
                        old_sums=old.sums if old else None, new_sums=tab.sheet.sums, new_points=tab.sheet.points,
                        record=row.record)
@@ -475,9 +476,9 @@ def reject(c: Case, actor: str, reason: str) -> Case:
 def report_window(t: Tournament, round_no: int | None = None, now: datetime | None = None) -> dict | None:
     """The publication (rounds.publication) of round `round_no`, default the last
     closed round: when the 10 minutes for a discrepancy report end."""
-    k = round_no if round_no is not None else results_service.last_closed(t)
+    k = round_no if round_no is not None else loaders.last_closed(t)
     r = next((x for x in t.rounds if x.number == k), None)
-    return results_service.publication(r, now)
+    return round_service.publication(r, now)
 
 
 def reports_sent(t: Tournament, round_no: int, start_no: int) -> int:

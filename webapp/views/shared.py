@@ -15,7 +15,7 @@ from markupsafe import Markup
 from ..i18n import round_rule_text
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..services import chain, companion, results as svc
+from ..services import chain, companion, loaders, standings
 from ..services.cache import VersionedCache
 from ..services.rounds import round_ends_at, round_minutes
 from ..services.tokens import table_token
@@ -133,7 +133,7 @@ def hhmm(dt) -> str:
 
 STANDINGS = VersionedCache(32)
 TABLES = VersionedCache(32)
-VIEWS = VersionedCache(4)  # services.results.engine_view per stamp (read-only), for every public page
+VIEWS = VersionedCache(4)  # services.loaders.engine_view per stamp (read-only), for every public page
 # what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
 SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
 
@@ -147,12 +147,12 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
     db_url, locale = current_app.config["SQLALCHEMY_DATABASE_URI"], str(get_locale())
     # standings of closed rounds move only with the public version (a running round's phone sheets do not
     # bump it, services/common.bump); anything later with every change
-    basis = t.public_version if after <= (svc.last_closed(t) or 0) else ("all", t.version)
+    basis = t.public_version if after <= (loaders.last_closed(t) or 0) else ("all", t.version)
     key = (db_url, t.id, basis, after, locale)
 
     def make():
         full = public_view(t)
-        page = svc.standings_page(full, after)
+        page = standings.standings_page(full, after)
         # most changes (every sheet of the round being played) leave these standings as
         # they were: the table is rendered again only when what it shows has changed
         shown = repr({k: v for k, v in page.items() if k != "publication"})
@@ -166,9 +166,9 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
 
 
 def public_view(t: Tournament):
-    """services.results.engine_view of `t`, read once per (version, chain_seq), the stamp a 304
+    """services.loaders.engine_view of `t`, read once per (version, chain_seq), the stamp a 304
     trusts (every change moves the version, every sheet or record that counts the chain: a referee's
     rejection, the running round's phone sheets): after a round closed, the standings, the projector
     and every player's page of this process share one read."""
     return VIEWS.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.version, t.chain_seq),
-                             lambda: svc.engine_view(t.id))
+                             lambda: loaders.engine_view(t.id))

@@ -6,7 +6,7 @@ from flask import render_template, request
 
 from ...rules.ruleset import get_ruleset
 from ...services import chain
-from ...services.results import sheet_shape
+from ...services.final_report import sheet_shape
 from ...services.common import get_tournament
 from ..shared import players_by_no
 from . import bp
