@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 from tests.helpers import HX, issue_pins, login, make_tournament, make_user, play_round, signed_submission, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Round, Tournament, utcnow
-from webapp.services import cases, rounds, sheets
+from webapp.services import cases, own_phone, rounds, sheet_submit
 from webapp.services.common import StaleError, verify_audit_chain
 from webapp.sync import protocol
 
@@ -23,7 +23,7 @@ def submit(app, tid, table, sums_cents, pins, note="", base_version=0, round_no=
     """A signed sheet from the table's phone, through the sync service."""
     body = signed_submission(app, tid, round_no, table, sums_cents, pins, note=note, base_version=base_version)
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
         return answer.body
 
@@ -561,14 +561,14 @@ def test_a_signature_given_on_a_players_own_phone_is_marked_on_the_case_page(app
     body = signed_submission(app, tid, 2, 2, [1950, 1200, -150], pins, note="betl, platil 2,40")
     own = body["content"]["players"][1]
     with app.app_context():
-        sheets.publish_draft(protocol.parse_draft(body))
-        sheets.sign_draft(protocol.parse_own_signature({
+        own_phone.publish_draft(protocol.parse_draft(body))
+        own_phone.sign_draft(protocol.parse_own_signature({
             "token": body["token"], "content_hash": body["content_hash"], "start_no": own, "pin": pins[own],
             "drawing": "M 1 1 L 30 9", "signed_at": "2026-03-14T10:52:00Z"}))
         db.session.commit()
     body["signatures"][1] = {"start_no": own, "own_phone": True, "hash": body["content_hash"]}
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
     assert answer.body["reason"] == "negative-sum"
     page = text(ref.get(f"/referee/case/{answer.body['case']}"))

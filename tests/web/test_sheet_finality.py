@@ -14,7 +14,7 @@ from tests.helpers import (HX, stored_cases, issue_pins, login, make_tournament,
                            text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Correction, Round, Sheet, Tournament
-from webapp.services import cases, corrections, loaders, rounds, sheets, standings as standings_service
+from webapp.services import cases, corrections, loaders, rounds, sheet_submit, standings as standings_service
 from webapp.services.common import verify_audit_chain
 from webapp.sync import protocol
 
@@ -22,7 +22,7 @@ from webapp.sync import protocol
 def submit(app, tid, table, sums_cents, pins, note="", base_version=0, round_no=2) -> dict:
     body = signed_submission(app, tid, round_no, table, sums_cents, pins, note=note, base_version=base_version)
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
         return answer.body
 

@@ -25,7 +25,7 @@ from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
 from . import (chain_rows, corrections, discipline as discipline_service, loaders, pins as pin_service,
                rounds as round_service)
-from . import sheets as sheet_service
+from . import referee_decisions
 from .common import NotFoundError, ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
@@ -232,7 +232,7 @@ def case_page(c: Case) -> dict:
 
 
 def pin_notes(c: Case) -> list[str]:
-    """Why the signatures need a look: PINs issued after the round started (services/sheets.py)."""
+    """Why the signatures need a look: PINs issued after the round started (services/sheet_submit.py)."""
     notes = []
     for x in (c.payload or {}).get("pin_reissued") or []:
         notes.append(_("PIN of #%(no)d was issued at %(time)s by %(who)s, after the round started.",
@@ -427,18 +427,18 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
                                      "(it corrects version %(v)d). Reject it: the table signs it again.",
                                      t=tab.number, v=sheet.base_version))
             payload["old_sums"] = current.sums if current is not None else None
-        sheet_service.accept_pending(sheet, actor)
+        referee_decisions.accept_pending(sheet, actor)
         payload.update(sheet=sheet.id, version=sheet.version, sums=sheet.sums)
     elif c.kind == "dispute":
         win = db.session.get(Sheet, chosen)
         lose = db.session.get(Sheet, c.other_sheet_id if chosen == c.sheet_id else c.sheet_id)
         if lose is not None and lose.status in ("pending", "dispute"):
-            sheet_service.reject_pending(lose, actor, note)
+            referee_decisions.reject_pending(lose, actor, note)
         elif lose is not None and lose.status == "accepted":
             lose.status = "rejected"  # it counted until now; the chosen sheet takes its place
         db.session.flush()
         if win.status != "accepted":
-            sheet_service.accept_pending(win, actor)
+            referee_decisions.accept_pending(win, actor)
         payload.update(chosen=win.id, chosen_version=win.version, sums=win.sums,
                        rejected=lose.id if lose is not None else None)
     payload["closed_cases"] = _close_related(c, actor)
@@ -462,7 +462,7 @@ def reject(c: Case, actor: str, reason: str) -> Case:
     if c.kind in SHEET_KINDS:
         sheet = db.session.get(Sheet, c.sheet_id) if c.sheet_id else None
         if sheet is not None and sheet.status in ("pending", "dispute"):
-            sheet_service.reject_pending(sheet, actor, reason)
+            referee_decisions.reject_pending(sheet, actor, reason)
             payload.update(sheet=sheet.id, version=sheet.version, sums=sheet.sums)
         db.session.flush()
         payload["closed_cases"] = _close_related(c, actor)

@@ -419,7 +419,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
         entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content},
                        hold=hold)
         sheet.chain_seq = entry.seq
-        # a new phone sheet's receipt is checked by the INSERT of its row (services/sheets.insert_sheet)
+        # a new phone sheet's receipt is checked by the INSERT of its row (services/sheet_submit.insert_sheet)
         sheet.receipt = receipt_candidates(entry.hash)[0] if hold else unused_receipt(tid, entry.hash)
         sheet._stored_hash = entry.hash
     sheet._chained_record = rec
@@ -430,7 +430,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
 def store_new(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
     """A new phone sheet's `sheet.store` entry, made before the sheet's row: the caller
     inserts the row as it stands now, with its chain_seq and receipt, by a table-level
-    INSERT (services/sheets.insert_sheet), so `sheet` stays outside the session and nothing
+    INSERT (services/sheet_submit.insert_sheet), so `sheet` stays outside the session and nothing
     can change it between its entry and its row. The entry's own row is held for the
     sheet's next entry (append(now=True)), one INSERT for both."""
     return _store(sheet, tid, round_no, table_no, players, actor, hold=True)
