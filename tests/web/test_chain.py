@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, select, update
 from tests.helpers import issue_pins, make_tournament, open_round, play_round, signed_submission, sql_statements, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament
-from webapp.services import chain, corrections
+from webapp.services import chain, chain_heads, corrections
 
 HEAD = re.compile(r"#(\d+) · ([A-Z2-7]{4}-){3}[A-Z2-7]{4}")
 RECEIPT = re.compile(r"^[A-Z2-7]{4}-[A-Z2-7]{4}(-[A-Z2-7]{2})?$")
@@ -253,7 +253,7 @@ def test_the_projector_shows_the_head_with_the_standings(app, anon, played):
         if "Standings after round" in page:
             seen.add(HEAD.search(page).group(0))
     with app.app_context():
-        seq, h = chain.current_head(played)
+        seq, h = chain_heads.current_head(played)
     assert seen == {chain.head_label(seq, h)}
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from tests.helpers import login, make_tournament, make_user, open_round, play_round, stored_cases, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Event, Round, Sheet, Tournament
-from webapp.services import chain, desk, rounds
+from webapp.services import chain_verify, desk, rounds
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def post(client, tid, action, **data):
 
 def chain_ok(app, tid) -> bool:
     with app.app_context():
-        return chain.verify(db.session.get(Tournament, tid)).ok
+        return chain_verify.verify(db.session.get(Tournament, tid)).ok
 
 
 def standings(op, tid, after=1) -> str:

@@ -28,7 +28,7 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
     """The table-mates get 4 + 4 / 5 + 3 and +1 EUR once a
     referee approves it (from an operator the card is a case first)."""
     from webapp.models import Case, Event
-    from webapp.services import cases, chain
+    from webapp.services import cases, chain_verify
 
     tid = make_tournament(app, 27)
     play_round(app, tid, seed=1)
@@ -67,7 +67,7 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
         from webapp.rules.exchange import loads
 
         loads(export_tournament(t), "export.json")
-        assert chain.verify(t).ok
+        assert chain_verify.verify(t).ok
 
 
 def test_sem_d1c_card_refused_while_the_player_sits_in_a_later_round(app):

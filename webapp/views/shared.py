@@ -15,7 +15,7 @@ from markupsafe import Markup
 from ..i18n import round_rule_text
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..services import chain, companion, loaders, standings
+from ..services import chain_heads, companion, loaders, receipts, standings
 from ..services.cache import VersionedCache
 from ..services.rounds import round_ends_at, round_minutes
 from ..services.tokens import table_token
@@ -121,7 +121,7 @@ def player_receipts(t: Tournament, start_no: int) -> list[dict]:
                 continue
             out.extend({"round": r.number, "table": tab.number, "version": s.version, "receipt": s.receipt,
                         "status": s.status} for s in tab.sheets if s.receipt)
-    held = chain.receipts_in_record(t.id, [x["receipt"] for x in out]) if out else {}
+    held = receipts.receipts_in_record(t.id, [x["receipt"] for x in out]) if out else {}
     for x in out:
         x["in_record"] = held.get(x["receipt"], False)
     return out
@@ -159,8 +159,8 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
         table_key = (db_url, t.id, after, locale, hashlib.blake2b(shown.encode()).digest())
         table = TABLES.get_or_make(
             table_key, lambda: Markup(render_template("public/_standings_table.html", t=full, page=page)))
-        # the chain head these standings were computed under, kept as published (services/chain.py)
-        return {**{k: page[k] for k in SUMMARY}, "head": chain.publish_head(t.id, "standings")}, table
+        # the chain head these standings were computed under, kept as published (services/chain_heads.py)
+        return {**{k: page[k] for k in SUMMARY}, "head": chain_heads.publish_head(t.id, "standings")}, table
 
     return STANDINGS.get_or_make(key, make)
 
