@@ -39,7 +39,7 @@ from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Tournament, User  # noqa: E402
 from webapp.server_cli import freeze_startup_objects  # noqa: E402
 from webapp.services import rounds  # noqa: E402
-from webapp.services.results import load_tournament  # noqa: E402
+from webapp.services.loaders import load_tournament  # noqa: E402
 from webapp.simulate import make_players, table_sums  # noqa: E402
 
 

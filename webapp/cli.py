@@ -302,7 +302,7 @@ def verify(tournament_id: int | None, heads: tuple[str, ...]) -> None:
     chain, the chain against every head published, and every account's row against
     its MAC (docs/SECURITY.md). A restore the chain records is named, with the sheets
     the phones sent again after it."""
-    from .services.chain import parse_head
+    from .services.chain_verify import parse_head
 
     parsed = []
     for text in heads:
@@ -315,7 +315,7 @@ def verify(tournament_id: int | None, heads: tuple[str, ...]) -> None:
         raise BadInput(_("--head needs --tournament: a head belongs to one tournament's chain"))
     with _server_app():
         from .services.accounts import tampered
-        from .services.chain import verify_all
+        from .services.chain_verify import verify_all
 
         verdicts = verify_all(tournament_id, tuple(parsed))
         if tournament_id is not None and not verdicts:

@@ -23,7 +23,7 @@ from tests.helpers import issue_pins, make_tournament, make_user, play_round, si
 from tests.sync.test_own_phone import DRAWING
 from webapp.extensions import db
 from webapp.models import Tournament
-from webapp.services import cases, rounds, sheets
+from webapp.services import cases, rounds, sheet_submit
 from webapp.services.tokens import table_token
 from webapp.sync import protocol
 
@@ -67,16 +67,16 @@ def venue(live_server):
         r = rounds.draw_round(t, "test")
         rounds.publish_round(t, r, "test", t.version)
         db.session.commit()
-        first = sheets.submit(protocol.parse_submission(
+        first = sheet_submit.submit(protocol.parse_submission(
             signed_submission(app, tid, 3, 1, [1450, 1000, 550], pins)))
         db.session.commit()
-        answer = sheets.submit(protocol.parse_submission(signed_submission(
+        answer = sheet_submit.submit(protocol.parse_submission(signed_submission(
             app, tid, 3, 1, [1450, 600, 950], pins, note="zle sčítané", base_version=first.body["version"])))
         db.session.commit()
         # table 3: signed offline with a mistyped PIN, the referee has decided it
         offline = signed_submission(app, tid, 3, 3, [1200, 1000, 800], pins)
         offline["signatures"][0]["pin"] = "wrong"
-        mismatch = sheets.submit(protocol.parse_submission({**offline, "pins_unchecked": True}))
+        mismatch = sheet_submit.submit(protocol.parse_submission({**offline, "pins_unchecked": True}))
         assert mismatch.body["reason"] == "pin-mismatch", mismatch.body
         cases.approve(cases.get_case(mismatch.body["case"]), "Referee", note="the player confirmed")
         db.session.commit()

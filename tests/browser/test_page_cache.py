@@ -191,9 +191,9 @@ def test_a_cached_page_follows_the_language_chosen_since(venue, phones):
 @pytest.mark.browser
 def test_the_renewal_never_loops(venue, phones, monkeypatch):
     """The server's page keeps disagreeing with its table state: one renewal, then the page stays."""
-    from webapp.services import sheets
+    from webapp.services import sheet_state
 
-    real = sheets.table_state
+    real = sheet_state.table_state
 
     def other_names(*args, **kwargs):
         state = real(*args, **kwargs)
@@ -203,7 +203,7 @@ def test_the_renewal_never_loops(venue, phones, monkeypatch):
     ph.open(venue.sheet_url(1))
     controlled(ph)
     loads = documents(ph)
-    monkeypatch.setattr(sheets, "table_state", other_names)
+    monkeypatch.setattr(sheet_state, "table_state", other_names)
     venue.proxy.log.clear()
     ph.page.reload()
     wait_until(lambda: len(network(venue, path=r"^/api/v1/table\?")) >= 2, what="the state after the renewal")

@@ -18,7 +18,7 @@ from webapp import create_app, replica
 from webapp.cli import main
 from webapp.extensions import db
 from webapp.models import AuditEntry, Sheet, Tournament, User
-from webapp.services import chain, restore
+from webapp.services import chain, chain_verify, restore
 
 URL = "/api/v1/sheets"
 SECRET = "restore-test-secret"
@@ -70,7 +70,7 @@ class Venue:
 
     def verdict(self, heads=()):
         with self.app.app_context():
-            (v,) = chain.verify_all(self.tid, heads)
+            (v,) = chain_verify.verify_all(self.tid, heads)
             return v
 
 
@@ -223,7 +223,7 @@ def test_restore_is_recorded_on_either_backend(app, client):
         ((_tid, seq, head),) = restore.record("promoted PostgreSQL", "listok restore", "postgresql")
         t = db.session.get(Tournament, tid)
         assert t.chain_seq == seq + 1
-        (v,) = chain.verify_all(tid)
+        (v,) = chain_verify.verify_all(tid)
         assert v.ok, v.lines()
         assert any(n.startswith(f"restored (record #{seq + 1}") and "sheets the phones sent again since: none" in n
                    for n in v.notes)

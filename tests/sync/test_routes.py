@@ -15,8 +15,8 @@ from tests.helpers import (issue_pins, login, make_tournament, make_user, open_r
 from webapp.extensions import db
 from webapp.models import (AuditEntry, Case, PinAttempt, Player, Round, RoundTable, Sheet, Submission, Tournament,
                            utcnow)
-from webapp.services import rounds, sheets as sheet_service
-from webapp.services.common import verify_audit_chain
+from webapp.services import referee_decisions, rounds, sheet_submit
+from webapp.services.common import ServiceError, StaleError, verify_audit_chain
 from webapp.services.tokens import table_token
 from webapp.sync.protocol import content_hash
 
@@ -134,7 +134,7 @@ def test_a_phone_sheet_and_a_poll_in_round_3_load_that_round_alone(app, client):
         assert len(tables) == 1 and "round.number = " in tables[0], statements  # round 3 alone
         alone = [s for s in statements if s.lstrip().startswith("SELECT tournament.")]
         # the tournament (its lock) in a statement of its own, once for the sheets written together, then
-        # their tables (sheets.submit_together): on PostgreSQL a statement's snapshot predates its lock wait
+        # their tables (sheet_submit.submit_together): on PostgreSQL a statement's snapshot predates its lock wait
         assert len(alone) == 1, statements
         assert statements.index(alone[0]) < statements.index(tables[0])
         assert ("FOR NO KEY UPDATE" in alone[0]) == (not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"))
@@ -300,7 +300,7 @@ def test_a_correction_with_base_version_waits_for_the_referee(app, client, game)
         assert (pending.status, pending.base_version) == ("pending", 1)
         case = db.session.get(Case, r.json["case"])
         assert (case.kind, case.sheet_id) == ("correction", pending.id)
-        sheet_service.accept_pending(pending, "referee")
+        referee_decisions.accept_pending(pending, "referee")
         db.session.commit()
         tab = game.table()
         assert tab.sheet.version == 2 and [s.status for s in tab.sheets] == ["superseded", "accepted"]
@@ -328,13 +328,13 @@ def test_accepting_a_correction_made_to_a_version_that_is_no_longer_counted_is_r
     c2 = post(client, game.body(sums=[1300, 1150, 550], base_version=1)).json
     with app.app_context():
         first = db.session.scalar(select(Sheet).where(Sheet.receipt == c1["receipt"]))
-        sheet_service.accept_pending(first, "referee")
+        referee_decisions.accept_pending(first, "referee")
         db.session.commit()
         second = db.session.scalar(select(Sheet).where(Sheet.receipt == c2["receipt"]))
-        with pytest.raises(sheet_service.StaleError):
-            sheet_service.accept_pending(second, "referee")
+        with pytest.raises(StaleError):
+            referee_decisions.accept_pending(second, "referee")
         db.session.rollback()
-        sheet_service.reject_pending(second, "referee", "superseded by the other correction")
+        referee_decisions.reject_pending(second, "referee", "superseded by the other correction")
         db.session.commit()
         assert [s.status for s in game.table().sheets] == ["superseded", "accepted", "rejected"]
 
@@ -362,12 +362,12 @@ def test_a_negative_sum_with_its_note_is_stored_pending_until_the_referee_approv
         case = db.session.get(Case, r.json["case"])
         assert (case.kind, case.status, case.sheet_id, case.other_sheet_id) == ("negative-sum", "open", pending.id,
                                                                                  None)
-        sheet_service.accept_pending(pending, "referee")
+        referee_decisions.accept_pending(pending, "referee")
         db.session.commit()
         tab = game.table()
         assert tab.sheet.id == pending.id and rounds.tables_in(tab.round) == (1, 3)
-        with pytest.raises(sheet_service.ServiceError):
-            sheet_service.accept_pending(tab.sheet, "referee")
+        with pytest.raises(ServiceError):
+            referee_decisions.accept_pending(tab.sheet, "referee")
     # the same sheet sent again is answered with what it is now
     again = post(client, game.body(sums=[-150, 2000, 1150], note="Betl, 7 € — paid by #%d" % game.players()[0]))
     assert again.status_code == 200 and again.json == {"status": "accepted", "receipt": r.json["receipt"],
@@ -663,7 +663,7 @@ def test_a_failure_while_storing_leaves_nothing_half_stored(app, client, game, m
 
     v = game.version()
     # the last step, of a batch and of a sheet alone: everything before it is in the transaction
-    monkeypatch.setattr(sheet_service, "bump", broken)
+    monkeypatch.setattr(sheet_submit, "bump", broken)
     with pytest.raises(RuntimeError):
         client.post(URL, json=game.body())
     monkeypatch.undo()
@@ -675,7 +675,7 @@ def test_losing_the_race_for_a_key_answers_what_the_winner_stored(app, client, g
     first = post(client, body)
     # the key was not there when this request looked, and is when it stores (a concurrent twin that
     # held the lock first): the submission's primary key refuses it at commit
-    monkeypatch.setattr(sheet_service, "peek_submission", lambda key: None)
+    monkeypatch.setattr(sheet_submit, "peek_submission", lambda key: None)
     again = post(client, body)
     assert again.status_code == 200 and again.json == {**first.json, "replay": True}
     assert game.counts() == (1, 1, 0)

@@ -1,4 +1,4 @@
-"""Phone sheets written together (webapp/sync/together.py, sheets.submit_together):
+"""Phone sheets written together (webapp/sync/together.py, sheet_submit.submit_together):
 each sheet checked, chained and answered exactly as alone, the transaction's fixed work once."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.helpers import (issue_pins, make_tournament, open_round, postgresql_m
                            sql_statements)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, PinAttempt, Player, Sheet, Submission, Tournament, utcnow
-from webapp.services import chain, sheets
+from webapp.services import chain, sheet_submit, sheets
 from webapp.services.common import verify_audit_chain
 from webapp.sync import protocol, together as together_module
 
@@ -38,18 +38,18 @@ def _sums(n: int) -> list[int]:
 
 
 def _together(app, tid, bodies, locales=None, trace_dir=None):
-    """sheets.submit_together for these bodies in one request of their own, committed. `trace_dir`:
+    """sheet_submit.submit_together for these bodies in one request of their own, committed. `trace_dir`:
     a folder for libpq's trace: `sent`, what it sent PostgreSQL for the batch (postgresql_messages)."""
     with app.test_request_context(URL, method="POST"):
         subs = [protocol.parse_submission(b) for b in bodies]
         places = []
         for sub in subs:
-            answer, place = sheets.early_answer(sub)
+            answer, place = sheet_submit.early_answer(sub)
             assert answer is None
             places.append(place[1:])
         traced = postgresql_messages(app, trace_dir) if trace_dir else nullcontext([])
         with sql_statements(app) as statements, traced as sent:
-            out = sheets.submit_together(tid, subs, places, locales)
+            out = sheet_submit.submit_together(tid, subs, places, locales)
             db.session.commit()
         return out, statements, sent
 
@@ -162,10 +162,10 @@ def _queued(app, tid) -> int:
 
 @contextmanager
 def _first_batch_held(app, monkeypatch, first):
-    """`first` posted and held inside its batch (sheets.submit_together) while the block runs, then
+    """`first` posted and held inside its batch (sheet_submit.submit_together) while the block runs, then
     let go and answered. Yields the batches' table numbers, as each batch starts, and the answers."""
     gate, entered = threading.Event(), threading.Event()
-    real = sheets.submit_together
+    real = sheet_submit.submit_together
     batches = []
 
     def gated(tid_, subs, places, locales=None):
@@ -175,7 +175,7 @@ def _first_batch_held(app, monkeypatch, first):
             assert gate.wait(30)
         return real(tid_, subs, places, locales)
 
-    monkeypatch.setattr(together_module.sheets, "submit_together", gated)
+    monkeypatch.setattr(together_module.sheet_submit, "submit_together", gated)
     threads, answers = _post_all(app, [first])
     assert entered.wait(30)
     try:
@@ -255,7 +255,7 @@ def test_a_batch_that_fails_as_a_whole_is_rolled_back_and_each_sheet_goes_alone(
     by its own request, as before, and answered."""
     tid, pins = six
     bodies = [signed_submission(app, tid, 1, n, _sums(n), pins=pins) for n in range(1, 4)]
-    real = sheets.submit_together
+    real = sheet_submit.submit_together
     calls = []
 
     def failing(tid_, subs, places, locales=None):
@@ -264,7 +264,7 @@ def test_a_batch_that_fails_as_a_whole_is_rolled_back_and_each_sheet_goes_alone(
         db.session.flush()
         raise IntegrityError("INSERT INTO submission", {}, Exception("duplicate key"))
 
-    monkeypatch.setattr(together_module.sheets, "submit_together", failing)
+    monkeypatch.setattr(together_module.sheet_submit, "submit_together", failing)
     client = app.test_client()
     answers = [client.post(URL, json=b) for b in bodies]
     assert calls == [1, 1, 1]

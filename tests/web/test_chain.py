@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, select, update
 from tests.helpers import issue_pins, make_tournament, open_round, play_round, signed_submission, sql_statements, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament
-from webapp.services import chain, results
+from webapp.services import chain, chain_heads, corrections
 
 HEAD = re.compile(r"#(\d+) · ([A-Z2-7]{4}-){3}[A-Z2-7]{4}")
 RECEIPT = re.compile(r"^[A-Z2-7]{4}-[A-Z2-7]{4}(-[A-Z2-7]{2})?$")
@@ -253,7 +253,7 @@ def test_the_projector_shows_the_head_with_the_standings(app, anon, played):
         if "Standings after round" in page:
             seen.add(HEAD.search(page).group(0))
     with app.app_context():
-        seq, h = chain.current_head(played)
+        seq, h = chain_heads.current_head(played)
     assert seen == {chain.head_label(seq, h)}
 
 
@@ -362,9 +362,9 @@ def test_sem_c10_a_corrected_sheet_shows_both_versions_on_the_receipt_page(app, 
         old = tab.sheet
         old_receipt, old_sums = old.receipt, list(old.sums)
         new_sums = [old_sums[1], old_sums[0], old_sums[2]]
-        case = results.propose_correction(t, 2, tab.number, new_sums, "operator-error", "Horváth", "test",
+        case = corrections.propose_correction(t, 2, tab.number, new_sums, "operator-error", "Horváth", "test",
                                           t.version)
-        results.approve_c10(case, t, "Novák")
+        corrections.approve_c10(case, t, "Novák")
         db.session.commit()
         new = db.session.get(RoundTable, tab.id).sheet
         assert new.version == 2 and new.receipt != old_receipt and RECEIPT.match(new.receipt)

@@ -22,7 +22,7 @@ from tests.helpers import issue_pins, make_tournament, open_round, play_round, \
     signed_submission, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Event, Player, PublishedHead, RoundTable, Sheet, Tournament
-from webapp.services import chain, chain_rows, results
+from webapp.services import chain, chain_rows, chain_verify, corrections, receipts as receipts_service
 from webapp.services.engine import rules_tournament
 
 # values a status-like column can take (the models' comments): an edit tries another one first
@@ -81,9 +81,9 @@ def build(app, client) -> int:
         db.session.commit()
         tab = t.rounds[1].tables[0]
         sums = list(tab.sheet.sums)
-        case = results.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
+        case = corrections.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
                                           "Horváth", "test", t.version)
-        results.approve_c10(case, t, "Novák")
+        corrections.approve_c10(case, t, "Novák")
         db.session.commit()
     for k in range(3, 7):  # SEM with 9 players: 6 rounds, so the federation takes the file
         play_round(app, tid, seed=k)
@@ -93,7 +93,7 @@ def build(app, client) -> int:
 
 def visible(app, tid) -> dict:
     """What players, the referee and the federation see: the standings after every round, what the
-    receipt page says of every receipt (services/chain.check_receipt, as the page shows it), the
+    receipt page says of every receipt (services/receipts.check_receipt, as the page shows it), the
     cases and their outcome."""
     with app.app_context():
         t = db.session.get(Tournament, tid)
@@ -104,7 +104,7 @@ def visible(app, tid) -> dict:
         names = {p.start_no: p.name for p in t.players}
         receipts = {}
         for code in sorted(db.session.scalars(select(Sheet.receipt).where(Sheet.receipt.is_not(None)))):
-            c = chain.check_receipt(t, code)
+            c = receipts_service.check_receipt(t, code)
             if not c.found:
                 receipts[code] = None
                 continue
@@ -136,7 +136,7 @@ def checks(app, runner, op, tid) -> dict:
     page_bad = "verify-bad" in page or "verify-ok" not in page
     with app.app_context():
         t = db.session.get(Tournament, tid)
-        venue = chain.verify(t)
+        venue = chain_verify.verify(t)
         file = None
         try:
             body = push_body(t)

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from tests.helpers import login, make_tournament, make_user, open_round, play_round, stored_cases, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Event, Round, Sheet, Tournament
-from webapp.services import chain, results, rounds
+from webapp.services import chain_verify, desk, rounds
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def table(app, tid, round_no, n=1):
         tab = next(x for x in next(r for r in t.rounds if r.number == round_no).tables if x.number == n)
         return (list(tab.players), [(s.version, s.status, list(s.disqualified or ()), s.created_by)
                                     for s in sorted(tab.sheets, key=lambda s: s.version)],
-                results.sheet_outcome(t, tab))
+                desk.sheet_outcome(t, tab))
 
 
 def discipline_cases(app, status=None) -> list[Case]:
@@ -56,7 +56,7 @@ def post(client, tid, action, **data):
 
 def chain_ok(app, tid) -> bool:
     with app.app_context():
-        return chain.verify(db.session.get(Tournament, tid)).ok
+        return chain_verify.verify(db.session.get(Tournament, tid)).ok
 
 
 def standings(op, tid, after=1) -> str:
@@ -257,7 +257,7 @@ def test_sem_d1_proposal_for_a_changed_sheet_is_refused_until_rejected(app, coun
     with app.app_context():
         t = db.session.get(Tournament, tid)
         tab = t.rounds[0].tables[0]
-        results.propose_desk_correction(t, tab, ["12", "10", "8"], "Operator", base_version=1, reason="zle")
+        desk.propose_desk_correction(t, tab, ["12", "10", "8"], "Operator", base_version=1, reason="zle")
         db.session.commit()
         c4 = db.session.scalar(select(Case).where(Case.kind == "correction"))
     assert ref.post(f"/referee/case/{c4.id}/approve", data={}).status_code == 302
@@ -332,6 +332,6 @@ def test_sem_d1c_card_after_close_the_server_and_a_file_agree(app, people):
         t = db.session.get(Tournament, imported)
         stored = next(x for x in t.rounds[0].tables if x.number == 1)
         assert stored.sheet.disqualified == [a]
-        outcome = results.sheet_outcome(t, stored)
+        outcome = desk.sheet_outcome(t, stored)
         assert outcome.points[0] is None and outcome.money[1] == before.money[1] + D("1.00")
     assert note in text(op.get(f"/operator/t/{imported}/standings"))

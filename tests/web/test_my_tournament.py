@@ -161,7 +161,7 @@ def test_sem_c10_my_receipts_checked_against_the_record_and_a_superseded_one_mar
     import re
 
     from tests.helpers import play_round
-    from webapp.services import results
+    from webapp.services import corrections
 
     tid = make_tournament(app, 9)
     play_round(app, tid, seed=1)
@@ -182,9 +182,9 @@ def test_sem_c10_my_receipts_checked_against_the_record_and_a_superseded_one_mar
         assert len(found) == 2 and found[old] == ("accepted", "yes") and "in the record as signed" in html
     with app.app_context():
         t = db.session.get(Tournament, tid)
-        case = results.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
+        case = corrections.propose_correction(t, 2, tab.number, [sums[1], sums[0], sums[2]], "operator-error",
                                           "Horváth", "test", t.version)
-        results.approve_c10(case, t, "Novák")
+        corrections.approve_c10(case, t, "Novák")
         db.session.commit()
         new = db.session.get(RoundTable, tab.id).sheet.receipt
     found, html = marks(f"/t/{tid}/me/{start_no}/now")

@@ -14,7 +14,7 @@ from tests.web.test_rulesets_web import make
 from webapp.extensions import db
 from webapp.models import Round, RoundTable, Sheet
 from webapp.rules import exchange
-from webapp.services import chain
+from webapp.services import chain_verify
 from webapp.services.tokens import table_token
 from webapp.sync.protocol import Content
 
@@ -62,7 +62,7 @@ def test_bb1_late_player_signed_on_the_phone_kept_and_shown(app, op, client):
     assert s.late == [late] and s.content["late"] == [late] and sum(int(x.replace(".", "")) for x in s.sums) == 1200
     with app.app_context():
         from webapp.models import AuditEntry, Tournament
-        assert chain.verify(db.session.get(Tournament, tid)).ok
+        assert chain_verify.verify(db.session.get(Tournament, tid)).ok
         records = [e.payload for e in db.session.scalars(db.select(AuditEntry).where(AuditEntry.tournament_id == tid))]
         stored = [p["sheet"] for p in records if "sheet" in p and "content" in p]
         assert stored and stored[-1]["late"] == [late]

@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 from tests.helpers import HX, issue_pins, login, make_tournament, make_user, play_round, signed_submission, text
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Round, Tournament, utcnow
-from webapp.services import cases, rounds, sheets
+from webapp.services import cases, own_phone, rounds, sheet_submit
 from webapp.services.common import StaleError, verify_audit_chain
 from webapp.sync import protocol
 
@@ -23,7 +23,7 @@ def submit(app, tid, table, sums_cents, pins, note="", base_version=0, round_no=
     """A signed sheet from the table's phone, through the sync service."""
     body = signed_submission(app, tid, round_no, table, sums_cents, pins, note=note, base_version=base_version)
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
         return answer.body
 
@@ -290,7 +290,8 @@ def test_rejecting_needs_a_reason_and_keeps_the_counted_version(app, ref, field)
     assert audit_actions(app)[-3:] == ["sheet.reject", "case.reject", "case.decider"]
     # nothing marked red: the first version still counts
     with app.app_context():
-        from webapp.services.results import correction_marks, load_tournament
+        from webapp.services.loaders import load_tournament
+        from webapp.services.standings import correction_marks
 
         assert not [m for m in correction_marks(load_tournament(tid)).values() if m == "C4"]
 
@@ -360,7 +361,7 @@ def test_negative_sum_page_and_approval(app, ref, field):
     assert r.status_code == 302
     assert table_sheets(app, tid, 2) == [(1, "accepted", ["19.50", "12.00", "-1.50"])]
     with app.app_context():  # counted, but no correction: nothing red
-        from webapp.services.results import c4_old_by_seat
+        from webapp.services.standings import c4_old_by_seat
 
         r2 = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 2))
         assert c4_old_by_seat(next(x for x in r2.tables if x.number == 2)) is None
@@ -560,14 +561,14 @@ def test_a_signature_given_on_a_players_own_phone_is_marked_on_the_case_page(app
     body = signed_submission(app, tid, 2, 2, [1950, 1200, -150], pins, note="betl, platil 2,40")
     own = body["content"]["players"][1]
     with app.app_context():
-        sheets.publish_draft(protocol.parse_draft(body))
-        sheets.sign_draft(protocol.parse_own_signature({
+        own_phone.publish_draft(protocol.parse_draft(body))
+        own_phone.sign_draft(protocol.parse_own_signature({
             "token": body["token"], "content_hash": body["content_hash"], "start_no": own, "pin": pins[own],
             "drawing": "M 1 1 L 30 9", "signed_at": "2026-03-14T10:52:00Z"}))
         db.session.commit()
     body["signatures"][1] = {"start_no": own, "own_phone": True, "hash": body["content_hash"]}
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
     assert answer.body["reason"] == "negative-sum"
     page = text(ref.get(f"/referee/case/{answer.body['case']}"))

@@ -13,7 +13,7 @@ from tests.helpers import (HX, forget_rendered_pages, issue_pins, login, make_to
                            play_round, sql_statements, text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Correction, Event, Player, Round, Sheet, Tournament
-from webapp.services import results, rounds
+from webapp.services import loaders, player_page, rounds
 from webapp.services.common import verify_audit_chain
 
 
@@ -454,7 +454,7 @@ def test_the_public_pages_engine_view_reads_what_the_orm_reads(app, sample, monk
     from pathlib import Path
 
     from webapp.services.engine import rules_tournament
-    from webapp.services.results import engine_view, load_tournament
+    from webapp.services.loaders import engine_view, load_tournament
     from webapp.services.tournament_file import import_tournament
 
     data = (Path(__file__).resolve().parents[1] / "data" / sample).read_text(encoding="utf-8")
@@ -489,7 +489,7 @@ def test_the_engine_view_reads_no_pin_and_nothing_players_signed(app):
     issue_pins(app, tid)
     play_round(app, tid, seed=1)
     with app.app_context():
-        t = results.engine_view(tid)
+        t = loaders.engine_view(tid)
         sheets = [s for r in t.rounds for tab in r.tables for s in tab.sheets]
         assert len(t.players) == 27 and len(sheets) == 9
         for p in t.players:
@@ -510,7 +510,7 @@ def test_the_engine_view_is_seven_selects_with_ratings_as_decimal(app):
                            .values(rating=D("1523.50")))
         db.session.commit()
     with app.app_context(), sql_statements(app) as statements:
-        t = results.engine_view(tid)
+        t = loaders.engine_view(tid)
         db.session.rollback()
     assert len([s for s in statements if s.lstrip().startswith("SELECT")]) == 7, statements
     assert next(p for p in t.players if p.start_no == 5).rating == D("1523.50")
@@ -525,12 +525,12 @@ def test_every_players_page_from_one_shared_closed_rounds_is_their_own(app):
         play_round(app, tid, seed=k)
     open_round(app, tid)
     with app.app_context():
-        t = results.engine_view(tid)
-        shared = results.closed_rounds(t)
+        t = loaders.engine_view(tid)
+        shared = player_page.closed_rounds(t)
         assert shared.after == 3 and set(shared.rankings) == {1, 2, 3}
         for p in t.players:
-            own = results.player_page(t, p.start_no)
-            assert results.player_page(t, p.start_no, shared) == own, p.start_no
+            own = player_page.player_page(t, p.start_no)
+            assert player_page.player_page(t, p.start_no, shared) == own, p.start_no
             assert own["place"] is not None and len(own["history"]) == 3
 
 
@@ -549,12 +549,12 @@ def _same_pages_from_both(app, tid, monkeypatch):
     seen = bodies()
     assert {status for status, _body in seen.values()} == {200}
     # the pages as the ORM's objects render them: the same, to the letter
-    monkeypatch.setattr(results, "engine_view", results.load_tournament)
+    monkeypatch.setattr(loaders, "engine_view", loaders.load_tournament)
     assert bodies() == seen
 
 
 def test_place_chart_puts_first_place_on_top():
-    from webapp.services.results import place_chart
+    from webapp.services.player_page import place_chart
 
     c = place_chart([(1, 27), (2, 9), (3, 1)], 27)
     ys = [pt["y"] for pt in c["points"]]
@@ -614,7 +614,7 @@ def test_disqualify_before_sheet_then_desk_records_d1c(app, op):
     with app.app_context():
         tab = db.session.scalar(select(Round).where(Round.tournament_id == tid)).tables[0]
         assert tab.pending_dq is None
-        from webapp.services.results import sheet_outcome
+        from webapp.services.desk import sheet_outcome
 
         out = sheet_outcome(db.session.get(Tournament, tid), tab)
         # SEM-D1c: +1 EUR from the disqualified player, 5 and 3 points by the sums
@@ -648,7 +648,7 @@ def test_disqualify_early_gives_4_4_and_sheet_in_gets_new_version(app, op):
     old, new = sheets(app)
     assert old.status == "superseded" and new.version == 2 and new.disqualified == [b] and new.early
     with app.app_context():
-        from webapp.services.results import sheet_outcome
+        from webapp.services.desk import sheet_outcome
 
         tab = db.session.scalar(select(Round).where(Round.tournament_id == tid)).tables[0]
         out = sheet_outcome(db.session.get(Tournament, tid), tab)
@@ -978,7 +978,7 @@ def test_json_texts_are_decoded_in_one_call_as_one_by_one():
     SQL NULL and JSON null both give None, and every other text what json.loads gives it."""
     import json
 
-    from webapp.services.results import decode_all
+    from webapp.services.loaders import decode_all
 
     texts = [None, '["14.50", "10.00"]', "null", '{"a": [1, {"b": "č"}]}', "[]", None, '"x"']
     assert decode_all(texts) == [None if t is None else json.loads(t) for t in texts]

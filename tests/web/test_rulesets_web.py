@@ -18,7 +18,7 @@ from tests.rules.builders_inconsistent import CASES, file_text
 from webapp.extensions import db
 from webapp.models import Player, Round, Sheet, Tournament
 from webapp.rules.ruleset import get_ruleset
-from webapp.services import chain, results, rounds
+from webapp.services import chain_verify, loaders, rounds, standings as standings_service
 from webapp.simulate import make_players
 from webapp.sync.protocol import Content
 
@@ -174,11 +174,11 @@ def test_ruleset_tournament_end_to_end(app, op, code, n, tmp_path):
     assert phone_done or 4 not in rs.table_sizes
 
     with app.app_context():
-        t = results.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         assert t.status == "finished"
-        page = results.standings_page(t)
+        page = standings_service.standings_page(t)
         server = [(row["place"], row["start_no"]) for row in page["rows"]]
-        assert chain.verify(t).ok
+        assert chain_verify.verify(t).ok
     body = text(op.get(f"/operator/t/{tid}/standings"))
     assert "error" not in body.lower() or "Traceback" not in body
     if rs.result_kind == "zb+pb":

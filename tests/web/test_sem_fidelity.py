@@ -12,7 +12,7 @@ from tests.helpers import make_tournament, play_round
 from webapp.extensions import db
 from webapp.models import AuditEntry, Player, Tournament
 from webapp.rules.seating import cut_seating_error
-from webapp.services import discipline, results, rounds
+from webapp.services import corrections, desk, discipline, rounds
 from webapp.services.common import ServiceError
 from webapp.services.engine import rules_tournament
 from webapp.services.tournament_file import import_tournament
@@ -28,7 +28,7 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
     """The table-mates get 4 + 4 / 5 + 3 and +1 EUR once a
     referee approves it (from an operator the card is a case first)."""
     from webapp.models import Case, Event
-    from webapp.services import cases, chain
+    from webapp.services import cases, chain_verify
 
     tid = make_tournament(app, 27)
     play_round(app, tid, seed=1)
@@ -37,12 +37,12 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
         r = t.rounds[0]
         tab = r.tables[0]
         s = tab.players[1]
-        before = results.sheet_outcome(t, tab)
+        before = desk.sheet_outcome(t, tab)
         old_version = tab.sheet.version
         res = discipline.add_card(t, s, "red", 1, ["Rozhodca A", "Rozhodca B"], "op", t.version)
         db.session.commit()
         assert res["proposal"].kind == "discipline" and res["case"] == "D1c" and res["event"] is None
-        assert tab.sheet.version == old_version and results.sheet_outcome(t, tab) == before
+        assert tab.sheet.version == old_version and desk.sheet_outcome(t, tab) == before
         assert db.session.query(Event).count() == 0
         c = db.session.get(Case, res["proposal"].id)
         cases.approve(c, "Rozhodca A")
@@ -53,7 +53,7 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
         sheet = tab.sheet
         assert sheet.version == old_version + 1 and sheet.disqualified == [s]
         assert sheet.sums == [f"{D(x):.2f}" for x in sheet.sums]  # sums as signed
-        out = results.sheet_outcome(t, tab)
+        out = desk.sheet_outcome(t, tab)
         i = tab.players.index(s)
         assert out.points[i] is None and sorted(p for p in out.points if p is not None) in ([3, 5], [4, 4])
         for k in range(3):
@@ -67,7 +67,7 @@ def test_sem_d1c_red_card_after_the_round_closed_applies_to_that_table(app):
         from webapp.rules.exchange import loads
 
         loads(export_tournament(t), "export.json")
-        assert chain.verify(t).ok
+        assert chain_verify.verify(t).ok
 
 
 def test_sem_d1c_card_refused_while_the_player_sits_in_a_later_round(app):
@@ -118,7 +118,7 @@ def test_sem_c11_desk_refuses_impossible_sums_also_when_the_total_is_wrong(app):
         with pytest.raises(ServiceError, match="SEM-C11"):
             rounds.record_sheet(t, tab, [D(60), D(-20), D(-5)], "test", correct_total=True)
         assert tab.sheet is None
-        pv = results.preview_sheet(t, tab, ["60", "-20", "-5"])
+        pv = desk.preview_sheet(t, tab, ["60", "-20", "-5"])
         assert pv.wrong_total and any(pos == 1 for _c, pos, _s in pv.impossible)
 
 
@@ -133,7 +133,7 @@ def test_sem_c11_desk_correction_proposal_checks_the_sums_as_they_would_count(ap
         tab = r.tables[0]
         rounds.record_sheet(t, tab, [D(10), D(10), D(10)], "test")
         with pytest.raises(ServiceError, match="SEM-C11"):
-            results.propose_desk_correction(t, tab, ["60", "-20", "-5"], "test", base_version=tab.sheet.version,
+            desk.propose_desk_correction(t, tab, ["60", "-20", "-5"], "test", base_version=tab.sheet.version,
                                             correct_total=True, note="last game", reason="typed wrong")
         assert [s.version for s in tab.sheets] == [1]
 
@@ -144,7 +144,7 @@ def test_sem_c5_desk_preview_says_tied_winners_share_the_difference(app):
         t = db.session.get(Tournament, tid)
         r = rounds.draw_round(t, "test")
         rounds.publish_round(t, r, "test", t.version)
-        pv = results.preview_sheet(t, r.tables[0], ["15", "15", "1"])
+        pv = desk.preview_sheet(t, r.tables[0], ["15", "15", "1"])
         assert pv.corrected == (D("14.50"), D("14.50"), D("1.00")) and pv.tied_winners
 
 
@@ -166,19 +166,19 @@ def test_sem_c10_disqualified_table_of_a_closed_round_can_be_corrected(app):
         db.session.commit()
         tab = r.tables[0]
         a, b, x = tab.players
-        pv = results.preview_correction(t, 1, tab.number, ["9.50", "14.00", ""], "fee")
+        pv = corrections.preview_correction(t, 1, tab.number, ["9.50", "14.00", ""], "fee")
         eff = {ch.start_no: ch.effective for ch in pv.correction.changes}
         assert eff == {a: (3, D("10.50")), b: (5, D("15.00"))}
         assert pv.correction.table.disqualified == (x,)
         with pytest.raises(ServiceError, match="values already recorded"):
-            results.preview_correction(t, 1, tab.number, ["14.00", "9.50", "3.00"], "fee")
+            corrections.preview_correction(t, 1, tab.number, ["14.00", "9.50", "3.00"], "fee")
         # proposed at the desk, approved by a referee: the new version keeps the disqualification
-        case = results.propose_correction(t, 1, tab.number, ["9.50", "14.00", ""], "fee", "player", "op",
+        case = corrections.propose_correction(t, 1, tab.number, ["9.50", "14.00", ""], "fee", "player", "op",
                                           t.version)
-        results.approve_c10(case, t, "Rozhodca")
+        corrections.approve_c10(case, t, "Rozhodca")
         db.session.commit()
         assert tab.sheet.disqualified == [x] and tab.sheet.source == "correction"
-        out = results.sheet_outcome(t, tab)
+        out = desk.sheet_outcome(t, tab)
         assert out.points == (3, 5, None) and out.money == (D("10.50"), D("15.00"), None)
         from webapp.rules.exchange import loads
         from webapp.services.tournament_file import export_tournament

@@ -726,7 +726,7 @@ def test_demo_players_have_pins_from_before_round_1_so_a_phone_sheet_counts(app)
     newcomer signing a demo table on a phone gets a counted sheet, not one for the referee."""
     from tests.helpers import signed_submission
     from webapp.demo import create_demo, demo_notice, demo_pin
-    from webapp.services import sheets
+    from webapp.services import sheet_submit
     from webapp.sync import protocol
 
     with app.app_context():
@@ -740,6 +740,6 @@ def test_demo_players_have_pins_from_before_round_1_so_a_phone_sheet_counts(app)
     assert f"/operator/t/{tid}/pins" in demo_notice(tid, login_) and demo_pin(7) == "1007"
     body = signed_submission(app, tid, 3, table, [1400, 1000, 600], {s: demo_pin(s) for s in players})
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
     assert answer.body.get("status") == "accepted", answer.body

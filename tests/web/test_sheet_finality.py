@@ -14,7 +14,7 @@ from tests.helpers import (HX, stored_cases, issue_pins, login, make_tournament,
                            text)
 from webapp.extensions import db
 from webapp.models import AuditEntry, Case, Correction, Round, Sheet, Tournament
-from webapp.services import cases, results, rounds, sheets
+from webapp.services import cases, corrections, loaders, rounds, sheet_submit, standings as standings_service
 from webapp.services.common import verify_audit_chain
 from webapp.sync import protocol
 
@@ -22,7 +22,7 @@ from webapp.sync import protocol
 def submit(app, tid, table, sums_cents, pins, note="", base_version=0, round_no=2) -> dict:
     body = signed_submission(app, tid, round_no, table, sums_cents, pins, note=note, base_version=base_version)
     with app.app_context():
-        answer = sheets.submit(protocol.parse_submission(body))
+        answer = sheet_submit.submit(protocol.parse_submission(body))
         db.session.commit()
         return answer.body
 
@@ -140,9 +140,9 @@ def test_sem_c4_desk_double_save_after_phone_sheet_is_refused_and_becomes_a_prop
     assert table_sheets(app, tid, 1) == [(1, "superseded", "phone", ["14.50", "10.00", "5.50"]),
                                          (2, "accepted", "paper", ["14.00", "10.00", "6.00"])]
     with app.app_context():
-        t = results.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         tab = t.rounds[1].tables[0]
-        assert results.c4_old_by_seat(tab) == [D("14.50"), None, D("5.50")]
+        assert standings_service.c4_old_by_seat(tab) == [D("14.50"), None, D("5.50")]
         assert verify_audit_chain() is None
         assert "sheet.desk_correction" in [a.action for a in db.session.scalars(select(AuditEntry))]
     # the public standings show the new sums with the C4 red mark, the old struck through
@@ -175,7 +175,7 @@ def test_sem_c4_rejected_desk_correction_keeps_the_phone_sheet(app, field, two):
     card = text(op.get(desk(tid, 1), headers=HX))
     assert "waiting for the referee" not in card and "Propose a correction to the referee" in card
     with app.app_context():
-        assert not [m for m in results.correction_marks(results.load_tournament(tid)).values() if m == "C4"]
+        assert not [m for m in standings_service.correction_marks(loaders.load_tournament(tid)).values() if m == "C4"]
 
 
 def test_sem_c4_a_desk_sheet_too_is_corrected_only_through_the_referee(app, field, two):
@@ -305,9 +305,9 @@ def test_sem_c10_proposal_refused_when_the_sheet_changed_and_rejection_changes_n
     r = op.post(f"/operator/t/{tid}/corrections", data=c10_data(app, tid, ("9,50", "14", "6,50"), version=1))
     assert r.status_code == 422 and "Someone changed this tournament" in text(r)
     with app.app_context():  # the sheet changes meanwhile (here: another approved correction, bypassing the queue)
-        t = results.load_tournament(tid)
-        pv = results.preview_correction(t, 1, 1, ["14", "6.50", "9.50"], "fee")
-        results._apply_c10(t, pv, "fee", "x", "Referee", "Referee")
+        t = loaders.load_tournament(tid)
+        pv = corrections.preview_correction(t, 1, 1, ["14", "6.50", "9.50"], "fee")
+        corrections._apply_c10(t, pv, "fee", "x", "Referee", "Referee")
         db.session.commit()
     before = table_sheets(app, tid, 1, 1)
     page = text(ref.get(f"/referee/case/{c.id}"))

@@ -17,7 +17,7 @@ from webapp.models import Player, Tournament
 from webapp.rules.seating import draw as engine_draw
 from webapp.rules.report import standings_report
 from webapp.rules.ruleset import get_ruleset
-from webapp.services import results, rounds
+from webapp.services import desk as desk_service, loaders, rounds, standings
 from webapp.services.engine import rules_tournament
 from webapp.simulate import make_players, table_sums
 
@@ -125,7 +125,7 @@ def test_final_report_in_the_rule_sets_columns(app, op, code, n, headers):
     for h in others:
         assert f'data-col="{h.lower().replace(" ", "_")}"' not in body, h
     with app.app_context():
-        t = results.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         report = standings_report(rules_tournament(t, closed_only=True))
     assert report["final"] is True
     # every row in the report's order, with the report's own figures
@@ -289,7 +289,7 @@ def test_th5_late_entry_after_round_one_is_seated_from_round_two(app, op):
         assert p.from_round == 2 and p.present
     close(app, tid)
     with app.app_context():
-        page = results.standings_page(results.load_tournament(tid))
+        page = standings.standings_page(loaders.load_tournament(tid))
         assert 13 not in [row["start_no"] for row in page["rows"]]  # no result yet
     _rnd, tabs = play_round(app, op, tid, "thousand", rng)
     assert any(13 in players for _n, players in tabs)
@@ -340,12 +340,12 @@ def test_th5_withdrawal_during_a_round_leaves_a_frozen_table_of_two(app, op):
         t = db.session.get(Tournament, tid)
         sheet = t.rounds[-1].tables[0].sheet
         assert sheet.frozen is True and sheet.ended is None and sheet.scores == ["345", "-20"]
-        outcome = results.sheet_outcome(t, t.rounds[-1].tables[0])
+        outcome = desk_service.sheet_outcome(t, t.rounds[-1].tables[0])
         assert list(outcome.points) == [2, 2]
     close(app, tid)
     with app.app_context():
-        t = results.load_tournament(tid)
-        rows = {row["start_no"]: row for row in results.standings_page(t)["rows"]}
+        t = loaders.load_tournament(tid)
+        rows = {row["start_no"]: row for row in standings.standings_page(t)["rows"]}
         assert rows[players[0]]["cells"][1].points == 2 and rows[players[2]]["cells"][1].points == 2
         assert rows[gone]["withdrawn"]
         _, r3 = rounds.draw_round(t, "test"), None
@@ -394,7 +394,7 @@ def test_th4_a_lot_recorded_on_the_standings_page_decides_the_tie(app, op):
     assert 'id="ties"' in page and "decided by start number until a lot is recorded" in page
     winners = sorted(p[0] for _n, p in tabs)
     with app.app_context():
-        groups = results.tie_groups(results.load_tournament(tid), 1)
+        groups = standings.tie_groups(loaders.load_tournament(tid), 1)
     assert [sorted(s for s, _ in g["players"]) for g in groups][0] == winners
     lot = list(reversed(winners))
     bad = op.post(f"/operator/t/{tid}/lot", data={"after": "1", "order": " ".join(map(str, lot[:2])),
@@ -404,10 +404,10 @@ def test_th4_a_lot_recorded_on_the_standings_page_decides_the_tie(app, op):
                                                 "version": _version(app, tid)})
     assert r.status_code == 302
     with app.app_context():
-        t = results.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         ev = [e for e in t.events if e.type == "lot"]
         assert len(ev) == 1 and ev[0].order == lot and ev[0].round == 1
-        rows = results.standings_page(t)["rows"]
+        rows = standings.standings_page(t)["rows"]
     assert [row["start_no"] for row in rows[:4]] == lot
     assert all(row["tie"] == "lot" for row in rows[:4])
     page = text(op.get(f"/operator/t/{tid}/standings"))
@@ -418,7 +418,7 @@ def test_th4_a_lot_recorded_on_the_standings_page_decides_the_tie(app, op):
     with app.app_context():
         from webapp.services.common import ServiceError
         with pytest.raises(ServiceError, match="nerozhoduje žreb"):  # the server speaks Slovak by default
-            results.record_lot(db.session.get(Tournament, sem), 1, "1 2", "test", v)
+            standings.record_lot(db.session.get(Tournament, sem), 1, "1 2", "test", v)
         db.session.rollback()
 
 
@@ -455,7 +455,7 @@ def test_th2_th4_th5_tournament_with_late_entry_frozen_table_lot_and_final_equal
         play_round(app, op, tid, "thousand", rng)
         close(app, tid)
     with app.app_context():
-        t = results.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         before = [row["start_no"] for row in standings_report(rules_tournament(t, closed_only=True), 4)["standings"]]
         assert gone not in before[:4]
     after4 = text(op.get(f"/operator/t/{tid}/standings?after=4"))
@@ -466,9 +466,9 @@ def test_th2_th4_th5_tournament_with_late_entry_frozen_table_lot_and_final_equal
     assert round5.status_code == 200 and "best 4 of the standings at one table" in text(round5)
     close(app, tid)
     with app.app_context():
-        t = results.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         assert t.status == "finished"
-        server = results.standings_page(t)["rows"]
+        server = standings.standings_page(t)["rows"]
         final_sheet = t.rounds[-1].tables[0].sheet
     by_final = sorted(tabs[0][1], key=lambda s: -int(final_sheet.scores[tabs[0][1].index(s)]))
     assert [row["start_no"] for row in server[:4]] == by_final  # reset: the final's score alone

@@ -23,8 +23,9 @@ from ..models import Case, Player, Round, RoundTable, Sheet, Tournament, utcnow
 from ..rules import model as rules
 from ..rules.points import table_outcome
 from ..rules.ruleset import get_ruleset
-from . import chain_rows, discipline as discipline_service, pins as pin_service, results as results_service
-from . import sheets as sheet_service
+from . import (chain_rows, corrections, discipline as discipline_service, loaders, pins as pin_service,
+               rounds as round_service)
+from . import referee_decisions
 from .common import NotFoundError, ServiceError, StaleError, audit, bump
 
 # the queue's order: what blocks a table first
@@ -231,7 +232,7 @@ def case_page(c: Case) -> dict:
 
 
 def pin_notes(c: Case) -> list[str]:
-    """Why the signatures need a look: PINs issued after the round started (services/sheets.py)."""
+    """Why the signatures need a look: PINs issued after the round started (services/sheet_submit.py)."""
     notes = []
     for x in (c.payload or {}).get("pin_reissued") or []:
         notes.append(_("PIN of #%(no)d was issued at %(time)s by %(who)s, after the round started.",
@@ -252,7 +253,7 @@ def _c10_view(c: Case, t: Tournament, rs, tab: RoundTable) -> dict:
     base = next((s for s in tab.sheets if s.version == p.get("base_version")), None)
     if c.status == "open":
         try:
-            out["preview"] = results_service.c10_preview(c, t)
+            out["preview"] = corrections.c10_preview(c, t)
         except ServiceError as e:
             out["error"] = str(e)
     cons = p.get("consequences") or {}
@@ -411,7 +412,7 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
         payload.update(applied=applied, proposed_by=c.created_by, base_version=(c.payload or {}).get("base_version"))
     if c.kind == "c10":
         old = tab.sheet if tab is not None else None
-        row = results_service.approve_c10(c, t, actor)
+        row = corrections.approve_c10(c, t, actor)
         payload.update(correction=row.id, old_version=old.version if old else None,
                        old_sums=old.sums if old else None, new_sums=tab.sheet.sums, new_points=tab.sheet.points,
                        record=row.record)
@@ -426,18 +427,18 @@ def approve(c: Case, actor: str, *, choose: int | str | None = None, note: str =
                                      "(it corrects version %(v)d). Reject it: the table signs it again.",
                                      t=tab.number, v=sheet.base_version))
             payload["old_sums"] = current.sums if current is not None else None
-        sheet_service.accept_pending(sheet, actor)
+        referee_decisions.accept_pending(sheet, actor)
         payload.update(sheet=sheet.id, version=sheet.version, sums=sheet.sums)
     elif c.kind == "dispute":
         win = db.session.get(Sheet, chosen)
         lose = db.session.get(Sheet, c.other_sheet_id if chosen == c.sheet_id else c.sheet_id)
         if lose is not None and lose.status in ("pending", "dispute"):
-            sheet_service.reject_pending(lose, actor, note)
+            referee_decisions.reject_pending(lose, actor, note)
         elif lose is not None and lose.status == "accepted":
             lose.status = "rejected"  # it counted until now; the chosen sheet takes its place
         db.session.flush()
         if win.status != "accepted":
-            sheet_service.accept_pending(win, actor)
+            referee_decisions.accept_pending(win, actor)
         payload.update(chosen=win.id, chosen_version=win.version, sums=win.sums,
                        rejected=lose.id if lose is not None else None)
     payload["closed_cases"] = _close_related(c, actor)
@@ -461,7 +462,7 @@ def reject(c: Case, actor: str, reason: str) -> Case:
     if c.kind in SHEET_KINDS:
         sheet = db.session.get(Sheet, c.sheet_id) if c.sheet_id else None
         if sheet is not None and sheet.status in ("pending", "dispute"):
-            sheet_service.reject_pending(sheet, actor, reason)
+            referee_decisions.reject_pending(sheet, actor, reason)
             payload.update(sheet=sheet.id, version=sheet.version, sums=sheet.sums)
         db.session.flush()
         payload["closed_cases"] = _close_related(c, actor)
@@ -475,9 +476,9 @@ def reject(c: Case, actor: str, reason: str) -> Case:
 def report_window(t: Tournament, round_no: int | None = None, now: datetime | None = None) -> dict | None:
     """The publication (rounds.publication) of round `round_no`, default the last
     closed round: when the 10 minutes for a discrepancy report end."""
-    k = round_no if round_no is not None else results_service.last_closed(t)
+    k = round_no if round_no is not None else loaders.last_closed(t)
     r = next((x for x in t.rounds if x.number == k), None)
-    return results_service.publication(r, now)
+    return round_service.publication(r, now)
 
 
 def reports_sent(t: Tournament, round_no: int, start_no: int) -> int:

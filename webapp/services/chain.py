@@ -5,7 +5,7 @@ entry's hash, a kind, an actor, a time and a JSON payload;
 `hash = sha256(canonical entry)` and `mac = HMAC(derived_key("chain", tid), hash)`.
 The tournament row keeps the head (seq, hash) with its MAC, so a deleted tail
 shows; the pages that publish standings show the head and the server keeps
-every head it showed (PublishedHead).
+every head it showed (PublishedHead, chain_heads).
 
 Sheets need no caller's help: every Sheet row that is new, or whose counting
 fields changed, is written into the chain before the next entry of its
@@ -13,10 +13,10 @@ tournament, and at the latest before the transaction commits (a session
 listener). A new sheet gets an entry of its own (`sheet.store`: its record
 and its content); its receipt is a prefix of that entry's hash.
 
-One file because appending, publishing and verifying share the canonical forms and
-the session listeners that keep the head (not yet split); its sections: canonical
-forms and labels, sheets as the chain records them, appending, published heads,
-verifying, a player checks a receipt.
+This module holds the canonical forms and labels, sheets as the chain records
+them, and appending with the session listeners that keep the head; published
+heads, verifying and a player's receipt check are in chain_heads, chain_verify
+and receipts.
 """
 from __future__ import annotations
 
@@ -24,17 +24,14 @@ import base64
 import hashlib
 import hmac
 import json
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from flask_babel import gettext as _
 from sqlalchemy import bindparam, event, insert, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history, set_committed_value
 
-from ..database import in_write_request
 from ..extensions import db
-from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, entry_canonical, utcnow
+from ..models import AuditEntry, Round, RoundTable, Sheet, Tournament, entry_canonical, utcnow
 from ..sync import protocol
 from . import chain_rows
 from .keys import derived_key
@@ -50,9 +47,6 @@ RECEIPT_CHARS = 8
 RECEIPT_MAX_CHARS = 10  # Sheet.receipt holds 12 characters with the dashes
 SERVER_LOG_LOCK = 4242
 DESK_CONTENT = "listok-desk-sheet/1"
-
-
-# --------------------------------------------------------------------------- canonical forms, labels
 
 
 def canonical(obj) -> bytes:
@@ -99,9 +93,6 @@ def head_mac(tid: int, seq: int, hex_hash: str) -> str:
 
 def published_mac(tid: int, seq: int, hex_hash: str) -> str:
     return hmac.new(derived_key("chain", tid), f"published:{seq}:{hex_hash}".encode(), hashlib.sha256).hexdigest()
-
-
-# --------------------------------------------------------------------------- sheets as the chain records them
 
 
 def signature_hashes(signatures) -> list | None:
@@ -178,9 +169,6 @@ def content_disagrees(sheet: Sheet, content: dict) -> list[str]:
             shown.setdefault(f, None)
         said = {k: content.get(k) for k in shown}
     return [k for k in shown if plain({"v": shown[k]}) != plain({"v": said[k]})]
-
-
-# --------------------------------------------------------------------------- appending
 
 
 def _is_pg() -> bool:
@@ -419,7 +407,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
         entry = append(tid, "sheet.store", actor or sheet.created_by, {"sheet": rec, "content": sheet.content},
                        hold=hold)
         sheet.chain_seq = entry.seq
-        # a new phone sheet's receipt is checked by the INSERT of its row (services/sheets.insert_sheet)
+        # a new phone sheet's receipt is checked by the INSERT of its row (services/sheet_submit.insert_sheet)
         sheet.receipt = receipt_candidates(entry.hash)[0] if hold else unused_receipt(tid, entry.hash)
         sheet._stored_hash = entry.hash
     sheet._chained_record = rec
@@ -430,7 +418,7 @@ def _store(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor:
 def store_new(sheet: Sheet, tid: int, round_no: int, table_no: int, players, actor: str) -> AuditEntry:
     """A new phone sheet's `sheet.store` entry, made before the sheet's row: the caller
     inserts the row as it stands now, with its chain_seq and receipt, by a table-level
-    INSERT (services/sheets.insert_sheet), so `sheet` stays outside the session and nothing
+    INSERT (services/sheet_submit.insert_sheet), so `sheet` stays outside the session and nothing
     can change it between its entry and its row. The entry's own row is held for the
     sheet's next entry (append(now=True)), one INSERT for both."""
     return _store(sheet, tid, round_no, table_no, players, actor, hold=True)
@@ -454,529 +442,3 @@ def unused_receipt(tid: int, hex_hash: str) -> str:
         if receipt not in used:
             return receipt
     raise ValueError("no unique receipt")  # 50 bits in common with another sheet of the tournament
-
-
-# --------------------------------------------------------------------------- published heads
-
-
-_published: set = set()
-PUBLISH_KIND = "head.publish"  # a chain entry naming the head a page showed: a deleted published head shows
-PUBLISHED_HERE = "chain_published_here"  # session.info: {tid: (publish entry's seq, head seq, head hash)}
-
-_HEAD_AND_LAST = (select(Tournament.chain_seq, Tournament.chain_head, AuditEntry.action, AuditEntry.payload)
-                  .outerjoin(AuditEntry, (AuditEntry.tournament_id == Tournament.id)
-                             & (AuditEntry.seq == Tournament.chain_seq))
-                  .where(Tournament.id == bindparam("tid")))
-
-
-def current_head(tid: int) -> tuple[int, str]:
-    seq, h, _ = shown_head(tid)
-    return seq, h
-
-
-def shown_head(tid: int) -> tuple[int, str, bool]:
-    """(seq, hash) of the head a page shows, and whether it was published already: when the chain
-    ends with a head's publication, the head it names (publishing adds no result)."""
-    mine = (db.session.info.get(HEADS) or {}).get(tid)
-    if mine is not None:  # this transaction's (the row may not carry it yet)
-        here = (db.session.info.get(PUBLISHED_HERE) or {}).get(tid)
-        if here is not None and here[0] == mine[0]:
-            return here[1], here[2], True
-        return mine[0], mine[1], False
-    row = db.session.execute(_HEAD_AND_LAST, {"tid": tid}).one()
-    if row.action == PUBLISH_KIND and isinstance(row.payload, dict):
-        return row.payload.get("seq") or 0, row.payload.get("hash") or "", True
-    return row.chain_seq or 0, row.chain_head or "", False
-
-
-def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
-    """The head as a page shows it, published: a `head.publish` entry names it and published_head
-    keeps it (for ever). Pages (GET) write both in a short transaction of their own; a round's
-    SEM-C9 publication within its own transaction (`own_transaction=False`)."""
-    seq, h, done = shown_head(tid)
-    shown = {"seq": seq, "hash": h, "code": head_code(h), "label": head_label(seq, h)}
-    if seq == 0 or done:
-        return shown
-    key = (str(db.engine.url), tid, seq, h)
-    if key in _published and own_transaction:
-        return shown
-    values = {"tournament_id": tid, "seq": seq, "hash": h, "mac": published_mac(tid, seq, h), "place": place,
-              "published_at": utcnow()}
-    if own_transaction and in_write_request():
-        # a page rendered by a POST (a refused form shown again): this request's session may hold
-        # SQLite's write lock, and a second connection would wait for it until "database is locked"
-        own_transaction = False
-    payload = {"seq": seq, "hash": h, "place": place}
-    if own_transaction:
-        values["published_at"] = utcnow()  # the entry's time as well: verify compares them
-        with db.engine.begin() as conn:
-            written = _publish_own(conn, tid, seq, h, payload, values)
-        if written:
-            from ..caching import published_here
-            published_here(tid, seq)
-        if len(_published) > 10000:  # a long-running server: the table says absent-or-not anyway
-            _published.clear()
-        _published.add(key)
-    else:
-        chain_rows.write_rows(db.session)  # what this transaction changed goes in before the publication
-        seq, h, _ = shown_head(tid)
-        shown = {"seq": seq, "hash": h, "code": head_code(h), "label": head_label(seq, h)}
-        payload = {"seq": seq, "hash": h, "place": place}
-        values.update(seq=seq, hash=h, mac=published_mac(tid, seq, h))
-        entry = append(tid, PUBLISH_KIND, "", payload)
-        values["published_at"] = entry.at
-        db.session.execute(_insert_absent(db.session.get_bind().dialect.name, values))
-        db.session.info.setdefault(PUBLISHED_HERE, {})[tid] = (entry.seq, seq, h)
-    return shown
-
-
-def _publish_own(conn, tid: int, seq: int, h: str, payload: dict, values: dict) -> bool:
-    """The publication on a connection of its own: the entry goes on only if the head is still
-    (seq, h) (the row's UPDATE comes first: it locks the row, PostgreSQL and SQLite alike);
-    else another writer moved it and the next page publishes the new head."""
-    at, payload = values["published_at"], plain(payload)
-    new = hashlib.sha256(entry_canonical(tid, seq + 1, h, PUBLISH_KIND, "", at, payload)).hexdigest()
-    t = Tournament.__table__
-    moved = conn.execute(update(t).where(t.c.id == tid, t.c.chain_seq == seq, t.c.chain_head == h)
-                         .values(chain_seq=seq + 1, chain_head=new, chain_mac=head_mac(tid, seq + 1, new)))
-    if moved.rowcount != 1:
-        return False
-    conn.execute(INSERT_ENTRY, {"tournament_id": tid, "seq": seq + 1, "mac": entry_mac(tid, new), "at": at,
-                                "actor": "", "action": PUBLISH_KIND, "payload": payload, "prev_hash": h,
-                                "hash": new})
-    conn.execute(_insert_absent(conn.dialect.name, values))
-    return True
-
-
-def _insert_absent(dialect: str, values: dict):
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(PublishedHead).values(**values).on_conflict_do_nothing()
-
-
-def published_under(tid: int, seq: int) -> PublishedHead | None:
-    """The first published head at or after entry `seq`: the entry is in what that page showed.
-    The chain's `head.publish` entries say which it is, so a deleted one is not skipped over:
-    MISSING_HEAD then (older chains, without such entries: the first kept at or after `seq`)."""
-    named = db.session.scalar(select(AuditEntry.payload).where(AuditEntry.tournament_id == tid,
-                                                               AuditEntry.action == PUBLISH_KIND,
-                                                               AuditEntry.seq > seq)
-                              .order_by(AuditEntry.seq).limit(1))
-    if isinstance(named, dict):
-        return db.session.scalar(select(PublishedHead).where(PublishedHead.tournament_id == tid,
-                                                             PublishedHead.seq == named.get("seq"),
-                                                             PublishedHead.hash == named.get("hash")).limit(1)) \
-            or MISSING_HEAD
-    return db.session.scalar(select(PublishedHead).where(PublishedHead.tournament_id == tid,
-                                                         PublishedHead.seq >= seq)
-                             .order_by(PublishedHead.seq, PublishedHead.id).limit(1))
-
-
-MISSING_HEAD = SimpleNamespace(seq=None, hash=None, missing=True)
-
-
-# --------------------------------------------------------------------------- verifying
-
-
-@dataclass
-class Problem:
-    round: int | None
-    table: int | None
-    message: str
-
-    def line(self, tid: int) -> str:
-        """The finding for `listok verify`, in the language of the messages."""
-        if self.table is not None and self.round is not None:
-            where = _("tournament %(id)d, round %(r)d, table %(t)d", id=tid, r=self.round, t=self.table)
-        elif self.round is not None:
-            where = _("tournament %(id)d, round %(r)d", id=tid, r=self.round)
-        else:
-            where = _("tournament %(id)d", id=tid)
-        return f"{where}: {self.message}"
-
-
-@dataclass
-class Verdict:
-    tournament_id: int
-    records: int
-    head_seq: int
-    head_hash: str
-    problems: list[Problem] = field(default_factory=list)
-    published: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    @property
-    def head_label(self) -> str:
-        return head_label(self.head_seq, self.head_hash)
-
-    def lines(self) -> list[str]:
-        notes = [_("tournament %(id)d: note: %(note)s", id=self.tournament_id, note=n) for n in self.notes]
-        if self.ok:
-            return [_("tournament %(id)d: %(n)d records, chain ok, head %(head)s", id=self.tournament_id,
-                      n=self.records, head=head_code(self.head_hash))] + notes
-        return [p.line(self.tournament_id) for p in self.problems] + notes
-
-
-def _place(payload) -> tuple[int | None, int | None]:
-    p = payload if isinstance(payload, dict) else {}
-    src = p.get("sheet") if isinstance(p.get("sheet"), dict) else p
-    r, t = src.get("round"), src.get("table")
-    return (r if isinstance(r, int) else None), (t if isinstance(t, int) else None)
-
-
-def _show(value) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def place_text(place: str) -> str:
-    """Where a head was shown (`publish_head`'s place: "round-2", "standings", "projector"), in words."""
-    if place.startswith("round-") and place[6:].isdigit():
-        return _("Standings published after round %(n)d", n=int(place[6:]))
-    return {"standings": _("Public standings page"), "projector": _("Projector")}.get(place, place)
-
-
-def action_text(action: str) -> str:
-    """What a chain record holds (its stored action, "sheet.store"), in words."""
-    exact = {"sheet.store": _("a stored sheet"), "sheet.update": _("a change of a sheet"),
-             PUBLISH_KIND: _("a published head"), "rows": _("the database rows"), "restore": _("a restore")}
-    if action in exact:
-        return exact[action]
-    kinds = {"sheet": _("a sheet"), "round": _("a round"), "player": _("a player"), "players": _("the players"),
-             "tournament": _("the tournament"), "discipline": _("a discipline decision"), "case": _("a case"),
-             "call": _("a referee call"), "nominations": _("the nominations"), "official": _("an official"),
-             "pin": _("a PIN"), "standings": _("the standings")}
-    return kinds.get(action.split(".", 1)[0], action)
-
-
-def field_name(f: str) -> str:
-    """A sheet's recorded field (RECORD_FIELDS, RULESET_FIELDS) as a finding names it."""
-    names = {"version": _("version"), "status": _("status"), "sums": _("sums"), "entered_sums": _("entered sums"),
-             "points": _("points"), "disqualified": _("disqualified players"), "early": _("early disqualification"),
-             "source": _("source"), "base_version": _("corrected version"), "note": _("note"),
-             "content_hash": _("content hash"), "signatures": _("signatures"), "scores": _("scores"),
-             "ended": _("how the game ended"), "premium_games": _("premium games"), "frozen": _("frozen table"),
-             "late": _("late players"), "keeper_by_lot": _("scorekeeper by lot")}
-    return names.get(f, f)
-
-
-def parse_head(text: str) -> tuple[int, str] | None:
-    """A head as pages show it ("#412 · ABCD-EFGH-IJKL-MNOP", or "412:ABCDEFGH…") → (seq, code)."""
-    raw = (text or "").strip().lstrip("#")
-    digits = ""
-    while raw and raw[0].isdigit():
-        digits, raw = digits + raw[0], raw[1:]
-    code = normalise_receipt(raw.lstrip(" :·"))
-    if not digits or not code:
-        return None
-    return int(digits), code
-
-
-def _restores(entries: list[AuditEntry], bad) -> list[str]:
-    """verify's notes on the restores the chain records, each with the sheets the phones sent
-    again after it; a restore entry that does not name the record it follows is a problem."""
-    notes, restores = [], [e for e in entries if e.action == "restore"]
-    for i, e in enumerate(restores):
-        p = e.payload if isinstance(e.payload, dict) else {}
-        if p.get("from_seq") != e.seq - 1 or p.get("from_head") != e.prev_hash:
-            bad(Problem(None, None, f"record #{e.seq} (restore) says the restored copy ended at "
-                                    f"#{p.get('from_seq')}, but it follows record #{e.seq - 1}"))
-        until = restores[i + 1].seq if i + 1 < len(restores) else None
-        retaken = [x.payload for x in entries if x.action == "sheet.phone" and x.seq > e.seq
-                   and (until is None or x.seq < until) and (x.payload or {}).get("retaken")]
-        said = ", ".join(f"round {r.get('round')} table {r.get('table')} version {r.get('version')} "
-                         f"(receipt {r.get('receipt')})" for r in retaken) or "none"
-        notes.append(f"restored (record #{e.seq}, {e.at:%Y-%m-%d %H:%M:%S} UTC, by {e.actor or '?'}) from "
-                     f"{p.get('source') or '?'}: the copy ended at {head_label(e.seq - 1, e.prev_hash)}; "
-                     f"sheets the phones sent again since: {said}")
-    return notes
-
-
-def verify(t: Tournament, elsewhere: tuple = ()) -> Verdict:
-    """Everything `listok verify` checks for one tournament (docs/SECURITY.md). `heads`: heads
-    published elsewhere (a photographed projector, the federation) as (seq, code), each of which
-    the chain must still hold; one a restore lost is reported, never dropped."""
-    tid = t.id
-    entries = db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id == tid,
-                                                          AuditEntry.seq.is_not(None))
-                                 .order_by(AuditEntry.seq)).all()
-    v = Verdict(tid, len(entries), entries[-1].seq if entries else 0, entries[-1].hash if entries else "")
-    bad = v.problems.append
-    by_seq: dict[int, AuditEntry] = {}
-    prev_hash, expected = "", 1
-    for e in entries:
-        r, tab = _place(e.payload)
-        if e.seq != expected:
-            bad(Problem(r, tab, _("records #%(first)d…#%(last)d are missing from the chain", first=expected,
-                                  last=e.seq - 1)
-                        if e.seq > expected else _("record #%(seq)d is out of order", seq=e.seq)))
-        if e.compute_hash() != e.hash:
-            bad(Problem(r, tab, _("record #%(seq)d (%(action)s) was changed after it was written: its content "
-                                  "does not give its hash", seq=e.seq, action=action_text(e.action))))
-        elif not hmac.compare_digest(e.mac or "", entry_mac(tid, e.hash)):
-            bad(Problem(r, tab, _("record #%(seq)d (%(action)s) was not written by this server: its MAC is wrong",
-                                  seq=e.seq, action=action_text(e.action))))
-        if e.prev_hash != prev_hash and e.seq == expected:
-            bad(Problem(r, tab, _("record #%(seq)d (%(action)s) does not follow record #%(prev)d: the chain was "
-                                  "cut, reordered or rewritten here", seq=e.seq, action=action_text(e.action), prev=e.seq - 1)))
-        prev_hash, expected = e.hash, e.seq + 1
-        by_seq[e.seq] = e
-
-    # the head kept on the tournament row
-    if t.chain_seq or entries:
-        if not hmac.compare_digest(t.chain_mac or "", head_mac(tid, t.chain_seq or 0, t.chain_head or "")):
-            bad(Problem(None, None, _("the head kept with the tournament (#%(seq)s) was changed: its MAC is wrong",
-                                      seq=t.chain_seq)))
-        elif (t.chain_seq or 0) > v.head_seq:
-            bad(Problem(None, None, _("the chain ends at record #%(end)d but the tournament's head is #%(head)d: "
-                                      "records #%(first)d…#%(head)d were deleted", end=v.head_seq, head=t.chain_seq,
-                                      first=v.head_seq + 1)))
-        elif (t.chain_seq or 0) < v.head_seq:
-            bad(Problem(None, None, _("records #%(first)d…#%(last)d were added after the tournament's head",
-                                      first=(t.chain_seq or 0) + 1, last=v.head_seq)))
-        elif t.chain_head != v.head_hash:
-            bad(Problem(None, None, _("record #%(seq)d is not the one the tournament's head names", seq=v.head_seq)))
-
-    # every head a page showed
-    heads = db.session.scalars(select(PublishedHead).where(PublishedHead.tournament_id == tid)
-                               .order_by(PublishedHead.seq, PublishedHead.id)).all()
-    v.published = len(heads)
-    for ph in heads:
-        shown = head_label(ph.seq, ph.hash)
-        e = by_seq.get(ph.seq)
-        if not hmac.compare_digest(ph.mac or "", published_mac(tid, ph.seq, ph.hash)):
-            bad(Problem(None, None, _("the published head %(head)s was changed in the database: its MAC is wrong",
-                                      head=shown)))
-        elif e is None:
-            bad(Problem(None, None, _("the head %(head)s was published (%(place)s, %(at)s) but the chain no longer "
-                                      "has that record: it was cut", head=shown, place=place_text(ph.place),
-                                      at=f"{ph.published_at:%Y-%m-%d %H:%M}")))
-        elif e.hash != ph.hash:
-            bad(Problem(None, None, _("the head %(head)s was published (%(place)s, %(at)s) but record #%(seq)d is "
-                                      "now %(now)s: the chain was rewritten", head=shown, place=place_text(ph.place),
-                                      at=f"{ph.published_at:%Y-%m-%d %H:%M}", seq=ph.seq, now=head_code(e.hash))))
-
-    # what the chain says about each sheet, and what the rows say
-    chained: dict[tuple, dict] = {}
-    stored_at: dict[tuple, AuditEntry] = {}
-    for e in entries:
-        rec = e.payload.get("sheet") if e.action in ("sheet.store", "sheet.update") else None
-        if isinstance(rec, dict):
-            key = (rec.get("round"), rec.get("table"), rec.get("version"))
-            chained[key] = rec
-            if e.action == "sheet.store":
-                stored_at.setdefault(key, e)
-    rows = db.session.execute(
-        select(Sheet, Round.number, RoundTable.number).join(RoundTable, Sheet.table_id == RoundTable.id)
-        .join(Round, RoundTable.round_id == Round.id).where(Round.tournament_id == tid)
-        .order_by(Round.number, RoundTable.number, Sheet.version)).all()
-    seen = set()
-    for sheet, round_no, table_no in rows:
-        key = (round_no, table_no, sheet.version)
-        seen.add(key)
-        p, vn = _("sheet version %(v)d", v=sheet.version), sheet.version
-        if sheet.content is None or sheet.content_hash is None:
-            bad(Problem(round_no, table_no, _("sheet version %(v)d has no content hash: it never entered the chain",
-                                              v=vn)))
-            continue
-        if content_hash_of(sheet.content) != sheet.content_hash:
-            bad(Problem(round_no, table_no, _("%(sheet)s: its stored content no longer gives its content hash",
-                                              sheet=p)))
-        for f in content_disagrees(sheet, sheet.content):
-            bad(Problem(round_no, table_no, _("%(sheet)s: %(field)s is %(value)s but the content it was stored with "
-                                              "says otherwise", sheet=p, field=field_name(f),
-                                              value=_show(getattr(sheet, f)))))
-        entry = by_seq.get(sheet.chain_seq) if sheet.chain_seq is not None else None
-        if entry is None:
-            bad(Problem(round_no, table_no, _("%(sheet)s: its chain record #%(seq)s is missing (the chain was cut)",
-                                              sheet=p, seq=sheet.chain_seq)))
-        elif entry.action != "sheet.store" or _place(entry.payload) != (round_no, table_no) or \
-                (entry.payload.get("sheet") or {}).get("version") != sheet.version:
-            bad(Problem(round_no, table_no, _("%(sheet)s: chain record #%(seq)s is not this sheet's", sheet=p,
-                                              seq=sheet.chain_seq)))
-        else:
-            if (entry.payload.get("sheet") or {}).get("content_hash") != sheet.content_hash:
-                bad(Problem(round_no, table_no, _("%(sheet)s: its content hash is not the one in the chain", sheet=p)))
-            if sheet.receipt and not b32(entry.hash).startswith(sheet.receipt.replace("-", "")):
-                bad(Problem(round_no, table_no, _("%(sheet)s: receipt %(receipt)s is not its chain record's", sheet=p,
-                                                  receipt=sheet.receipt)))
-        rec = chained.get(key)
-        if rec is None:
-            continue
-        now = sheet_record(sheet, round_no, table_no)
-        for f in RECORD_FIELDS + RULESET_FIELDS:
-            if now.get(f) != rec.get(f):
-                if f == "signatures":
-                    bad(Problem(round_no, table_no, _("%(sheet)s: the signatures differ from the chain's", sheet=p)))
-                else:
-                    bad(Problem(round_no, table_no, _("%(sheet)s: %(field)s differs: %(chain)s in the chain, %(db)s in "
-                                                      "the database", sheet=p, field=field_name(f),
-                                                      chain=_show(rec.get(f)), db=_show(now.get(f)))))
-    for key in chained:
-        if key not in seen:
-            bad(Problem(key[0], key[1], _("sheet version %(v)s is in the chain but was deleted from the database",
-                                          v=key[2])))
-
-    # every head the chain says was published is still kept
-    kept = {(ph.seq, ph.hash): ph for ph in heads}
-    for e in entries:
-        if e.action == PUBLISH_KIND:
-            seq, h, place = (e.payload or {}).get("seq"), (e.payload or {}).get("hash"), (e.payload or {}).get("place")
-            ph = kept.get((seq, h))
-            shown = head_label(seq or 0, h or "")
-            if ph is None:
-                bad(Problem(None, None, _("the head %(head)s was published (%(place)s, record #%(seq)d) but was "
-                                          "deleted from the published heads", head=shown,
-                                          place=place_text(place or ""), seq=e.seq)))
-            elif ph.place != place or ph.published_at != e.at:
-                bad(Problem(None, None, _("the published head %(head)s: shown on %(place)s at %(at)s in the "
-                                          "database, on %(chain_place)s at %(chain_at)s in the chain (record "
-                                          "#%(seq)d)", head=shown, place=place_text(ph.place), at=ph.published_at,
-                                          chain_place=place_text(place or ""), chain_at=e.at, seq=e.seq)))
-
-    v.notes.extend(_restores(entries, bad))
-    restored = [e for e in entries if e.action == "restore"]
-    for seq, code in elsewhere:
-        e = by_seq.get(seq)
-        if e is not None and head_code(e.hash).startswith(code):
-            continue
-        lost = (f"restored from a copy that ended at {head_label(restored[-1].seq - 1, restored[-1].prev_hash)}"
-                if restored else "no restore is recorded")
-        now = f"record #{seq} is now {head_code(e.hash)}" if e is not None else f"the chain ends at #{v.head_seq}"
-        bad(Problem(None, None, f"the head #{seq} · {code} was published but this chain no longer holds it "
-                                f"({now}; {lost}): what was counted under it after the copy must come again "
-                                "from the phones or the paper sheets"))
-
-    # the players, the draw, the events, the cases … and the standings they give
-    found, has_rows = chain_rows.check(t, entries)
-    for r, tab, message in found:
-        bad(Problem(r, tab, message))
-    if entries and not has_rows:
-        v.notes.append(_("the chain holds no record of the players, the draw and the events (the tournament was "
-                         "stored before the chain covered them): only its sheets are checked"))
-    return v
-
-
-def verify_all(tid: int | None = None, heads: tuple = ()) -> list[Verdict]:
-    q = select(Tournament).order_by(Tournament.id)
-    if tid is not None:
-        q = q.where(Tournament.id == tid)
-    return [verify(t, heads) for t in db.session.scalars(q)]
-
-
-def verify_server_log() -> int | None:
-    """The id of the first server-log entry (no tournament) that does not chain, or None."""
-    prev = ""
-    for e in db.session.scalars(select(AuditEntry).where(AuditEntry.tournament_id.is_(None))
-                                .order_by(AuditEntry.id)):
-        if e.prev_hash != prev or e.compute_hash() != e.hash:
-            return e.id
-        prev = e.hash
-    return None
-
-
-# --------------------------------------------------------------------------- a player checks a receipt
-
-
-@dataclass
-class ReceiptCheck:
-    receipt: str
-    sheet: Sheet | None = None
-    round: int | None = None
-    table: RoundTable | None = None
-    entry: AuditEntry | None = None
-    intact: bool = False  # the entry is as written and the sheet row is what it recorded
-    head: PublishedHead | None = None
-    counting: Sheet | None = None  # the table's sheet that counts, when it is another one
-
-    @property
-    def found(self) -> bool:
-        return self.sheet is not None
-
-
-def check_receipt(t: Tournament, typed: str) -> ReceiptCheck:
-    """What the chain says about the sheet with this receipt (the public receipt page)."""
-    code = normalise_receipt(typed)
-    out = ReceiptCheck(code)
-    if not code:
-        return out
-    row = db.session.execute(
-        select(Sheet, Round.number).join(RoundTable, Sheet.table_id == RoundTable.id)
-        .join(Round, RoundTable.round_id == Round.id)
-        .where(Round.tournament_id == t.id, Sheet.receipt == code)).first()
-    if row is None:
-        return out
-    out.sheet, out.round = row
-    out.table = out.sheet.table
-    if out.sheet.chain_seq is not None:
-        out.entry = db.session.scalar(select(AuditEntry).where(AuditEntry.tournament_id == t.id,
-                                                               AuditEntry.seq == out.sheet.chain_seq))
-    e = out.entry
-    if e is not None and e.action == "sheet.store" and e.compute_hash() == e.hash \
-            and hmac.compare_digest(e.mac or "", entry_mac(t.id, e.hash)) \
-            and b32(e.hash).startswith(code.replace("-", "")) \
-            and content_hash_of(out.sheet.content or {}) == out.sheet.content_hash \
-            and (e.payload.get("sheet") or {}).get("content_hash") == out.sheet.content_hash:
-        latest = dict(_latest_record(t.id, out.round, out.table.number, out.sheet.version) or {})
-        signed_players = latest.pop("players", None)
-        out.intact = latest == sheet_record(out.sheet, out.round, out.table.number) \
-            and list(out.table.players) == signed_view(out.sheet).players \
-            and signed_players in (None, list(out.table.players))
-        head = published_under(t.id, e.seq)
-        if head is MISSING_HEAD:  # the chain says it was published, the database no longer has it
-            out.intact, head = False, None
-        elif head is not None:
-            at_head = db.session.scalar(select(AuditEntry.hash).where(AuditEntry.tournament_id == t.id,
-                                                                      AuditEntry.seq == head.seq))
-            if at_head != head.hash:  # the chain no longer holds what was published: not a proof
-                out.intact, head = False, None
-        out.head = head
-    counting = out.table.sheet
-    if counting is not None and counting is not out.sheet:
-        out.counting = counting
-    return out
-
-
-def _latest_record(tid: int, round_no: int, table_no: int, version: int) -> dict | None:
-    latest = None
-    for payload in db.session.scalars(
-            select(AuditEntry.payload).where(AuditEntry.tournament_id == tid,
-                                             AuditEntry.action.in_(("sheet.store", "sheet.update")))
-            .order_by(AuditEntry.seq)):
-        rec = payload.get("sheet") or {}
-        if (rec.get("round"), rec.get("table"), rec.get("version")) == (round_no, table_no, version):
-            latest = rec
-    return latest
-
-
-def receipts_in_record(tid: int, codes) -> dict[str, bool]:
-    """For a player's own page, at every update: is each receipt's sheet in the tournament's
-    record as stored? True when its chain entry is intact (its content gives its hash, this
-    server's MAC, the receipt is the hash's start), the sheet's content still gives the
-    content hash that entry recorded and the row's counting fields are that content's;
-    False otherwise (a receipt not found is False too).
-    Two queries for all of them; `check_receipt` is the full check of one."""
-    codes = [c for c in {normalise_receipt(x) for x in codes} if c]
-    out = dict.fromkeys(codes, False)
-    if not codes:
-        return out
-    sheets = db.session.scalars(
-        select(Sheet).join(RoundTable, Sheet.table_id == RoundTable.id).join(Round, RoundTable.round_id == Round.id)
-        .where(Round.tournament_id == tid, Sheet.receipt.in_(codes))).all()
-    seqs = {s.chain_seq for s in sheets if s.chain_seq is not None}
-    entries = {e.seq: e for e in db.session.scalars(
-        select(AuditEntry).where(AuditEntry.tournament_id == tid, AuditEntry.seq.in_(seqs)))} if seqs else {}
-    for s in sheets:
-        e = entries.get(s.chain_seq)
-        out[s.receipt] = e is not None and e.action == "sheet.store" and e.compute_hash() == e.hash \
-            and hmac.compare_digest(e.mac or "", entry_mac(tid, e.hash)) \
-            and b32(e.hash).startswith(s.receipt.replace("-", "")) \
-            and content_hash_of(s.content or {}) == s.content_hash \
-            and (e.payload.get("sheet") or {}).get("content_hash") == s.content_hash \
-            and not content_disagrees(s, s.content or {})
-    return out

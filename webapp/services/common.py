@@ -7,7 +7,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
 from ..models import AuditEntry, Tournament
-from . import chain, chain_rows
+from . import chain, chain_rows, chain_verify
 
 
 class ServiceError(ValueError):
@@ -87,7 +87,7 @@ def audit(action: str, actor: str, payload: dict, tournament_id: int | None = No
 
 def verify_audit_chain() -> int | None:
     """The id of the first entry whose hash, link or MAC does not match, or None if every chain is intact."""
-    bad = chain.verify_server_log()
+    bad = chain_verify.verify_server_log()
     if bad is not None:
         return bad
     for tid in db.session.scalars(select(AuditEntry.tournament_id).where(AuditEntry.seq.is_not(None)).distinct()):

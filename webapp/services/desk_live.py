@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 from ..extensions import db
 from ..models import Case, DraftSignature, Round, RoundTable, Sheet, SheetDraft
 from ..sync import protocol
-from . import sheets as sheet_service
+from . import sheet_submit, sheets as sheet_service
 from .common import ServiceError, audit
 from .tokens import table_token
 
@@ -212,7 +212,7 @@ def take_in_draft(t, r: Round, tab: RoundTable, content_hash: str, actor: str) -
         "content": draft.content, "content_hash": draft.content_hash,
         "signatures": [{"start_no": s, "own_phone": True, "hash": draft.content_hash} for s in tab.players]})
     try:
-        answer = sheet_service.submit(sub)
+        answer = sheet_submit.submit(sub)
     except sheet_service.SyncRefusal as e:
         raise ServiceError(e.body.get("message") or _("The server did not take the sheet.")) from e
     audit("sheet.draft_taken_in", actor, {"round": r.number, "table": tab.number,

@@ -25,7 +25,8 @@ from ..rules.standings import field_status
 from . import rounds as round_service
 from .common import ServiceError, StaleError, audit, bump, check_version
 from .engine import rules_table, rules_tournament
-from .results import case_table, dq_case, sheet_outcome, table_dq
+from .corrections import case_table
+from .desk import dq_case, sheet_outcome, table_dq
 
 COLOURS = ("yellow", "red")
 

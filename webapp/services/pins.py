@@ -282,7 +282,7 @@ def hold_players(t: Tournament, start_nos, now: datetime) -> tuple[dict[int, Pla
 
 def taken(tid: int, loaded: list, start_nos) -> tuple[dict[int, Player], dict[int, str | None]]:
     """hold_players' answer from the players `HOLD` returned (ORM objects, or plain rows where a
-    batch of phone sheets ran it, services/sheets.py); the locked ones, which it did not take, read
+    batch of phone sheets ran it, services/sheet_submit.py); the locked ones, which it did not take, read
     as they stand."""
     players = {p.start_no: p for p in loaded}
     held = {p.id: p.pin_hash for p in loaded}

@@ -22,7 +22,7 @@ from ..rules.ruleset import get_ruleset
 from ..rules.seating import DrawError, draw
 from ..rules.season import NOMINATE_ABOVE, NominationError, nomination_duty, nominations
 from ..rules.tables import opponents
-from . import chain, rule_texts
+from . import chain_heads, rule_texts
 from .common import ServiceError, audit, bump, check_version
 from .engine import rules_table, rules_tournament, score_text
 from .venue_season import season_places
@@ -401,7 +401,7 @@ def close_round(t: Tournament, r: Round, actor: str, version) -> None:
             pass
     bump(t)
     audit("round.close", actor, {"round": r.number}, t.id)
-    chain.publish_head(t.id, f"round-{r.number}", own_transaction=False)  # SEM-C9: the standings are out
+    chain_heads.publish_head(t.id, f"round-{r.number}", own_transaction=False)  # SEM-C9: the standings are out
 
 
 def publication(r: Round | None, now: datetime | None = None, rs=None) -> dict | None:

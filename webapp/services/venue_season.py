@@ -17,7 +17,7 @@ from ..extensions import db
 from ..models import AuditEntry, PublishedHead, SeasonCopy, Tournament
 from ..rules.ruleset import get_ruleset
 from .common import ServiceError, audit
-from . import chain
+from . import chain_verify
 
 SEASON_FORMAT = "listok-season/1"
 PUSH_FORMAT = "listok-push/1"
@@ -259,7 +259,7 @@ def push(t: Tournament, url: str, token: str, actor: str, timeout: float = 30,
     if not url or not token:
         raise ServiceError(_("The federation's address and the venue's token are not set "
                              "(LISTOK_FEDERATION_URL, LISTOK_FEDERATION_TOKEN)."))
-    verdict = chain.verify(t)
+    verdict = chain_verify.verify(t)
     if not verdict.ok:  # the federation sees only the file and the chain: a tampered record stops here
         raise ServiceError(_("The tournament's record check fails, so nothing was sent: %(problems)s. "
                              "Run listok verify and let the referee compare the paper sheets.",

@@ -4,7 +4,7 @@ shapes, the canonical form of a sheet's content and its hash.
 Pure Python: no Flask, no database. `parse_submission` turns untrusted JSON
 into a `Submission` or raises `ProtocolError`; whether the sheet fits the
 table, the rule set and the players' PINs is the service's business
-(`webapp/services/sheets.py`).
+(`webapp/services/sheet_submit.py`).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from .. import admission, jsonbody
 from ..extensions import csrf, db
-from ..services import sheets
+from ..services import own_phone, sheet_state, sheet_submit, sheets
 from . import protocol, together
 
 bp = Blueprint("sync", __name__, url_prefix="/api/v1")
@@ -69,7 +69,7 @@ def _submit_sheet(coming):
     except sheets.SyncRefusal as e:
         return _refusal(e)
     try:
-        answer, place = sheets.early_answer(sub)
+        answer, place = sheet_submit.early_answer(sub)
         if answer is not None:
             return _json(answer)
         with admission.current().slot():
@@ -95,7 +95,7 @@ def _submit_sheet(coming):
 def check_pin():
     try:
         token, start_no, pin, content_hash = protocol.parse_pin_check(_body())
-        answer = sheets.check_table_pin(token, start_no, pin, content_hash)
+        answer = sheet_state.check_table_pin(token, start_no, pin, content_hash)
     except protocol.ProtocolError as e:
         return _refusal(sheets.from_protocol(e))
     except sheets.SyncRefusal as e:
@@ -116,7 +116,7 @@ def table():
     if receipt is not None and not protocol.RECEIPT_RE.fullmatch(receipt):
         return _json(sheets.bad_request("receipt must be a receipt code (ABCD-EFGH).", "receipt").answer)
     try:
-        return jsonify(sheets.table_state(token, draft, receipt))
+        return jsonify(sheet_state.table_state(token, draft, receipt))
     except sheets.SyncRefusal as e:
         return _refusal(e)
 
@@ -126,7 +126,7 @@ def preview():
     """The server's points and checks for results being entered (nothing stored)."""
     try:
         token, content = protocol.parse_preview(_body())
-        answer = sheets.preview(token, content)
+        answer = sheet_state.preview(token, content)
     except protocol.ProtocolError as e:
         return _refusal(sheets.from_protocol(e))
     except sheets.SyncRefusal as e:
@@ -161,12 +161,12 @@ def _store_once(parse, service):
 
 @bp.post("/drafts")
 def publish_draft():
-    return _store_once(protocol.parse_draft, sheets.publish_draft)
+    return _store_once(protocol.parse_draft, own_phone.publish_draft)
 
 
 @bp.post("/signatures")
 def sign_draft():
-    return _store_once(protocol.parse_own_signature, sheets.sign_draft)
+    return _store_once(protocol.parse_own_signature, own_phone.sign_draft)
 
 
 @bp.errorhandler(HTTPException)

@@ -4,7 +4,7 @@ wait for its turn are written together, in one transaction.
 Every phone sheet takes the tournament's lock (its hash chain has one head), so at
 the end of a round the sheets wait in line for it anyway. Here, per process, the
 first sheet of a tournament to arrive leads: it takes every sheet waiting behind it
-(one per table and per key) and writes them all with `services.sheets.submit_together`
+(one per table and per key) and writes them all with `services.sheet_submit.submit_together`
 — the lock, the tables' read, the players' PIN rows, the INSERTs of the submissions
 and of the chain entries, the version bump and the commit once for all of them —
 then hands each sheet's answer to its request's thread and the lead to the first
@@ -12,7 +12,7 @@ sheet still waiting. Each sheet is checked and chained exactly as alone; a sheet
 for a table already in the batch waits for the next one, so it sees the first
 one's row. If the batch fails as a whole (a key stored meanwhile by another
 process, a lost connection), it is rolled back and every sheet of it goes alone
-(`sheets.submit`), as before.
+(`sheet_submit.submit`), as before.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from flask import current_app
 from flask_babel import get_locale
 
 from ..extensions import db
-from ..services import sheets
+from ..services import sheet_submit, sheets
 
 MAX_TOGETHER = 32
 GATHER = 0.005  # seconds a leader waits at most for sheets that are being read by other threads
@@ -72,9 +72,9 @@ class Together:
         self._queued.notify_all()
 
     def submit(self, sub, place: tuple[int, int, int], coming: list | None = None) -> sheets.Answer:
-        """Store `sub` (its token and key checked by sheets.early_answer, which read its `place`:
+        """Store `sub` (its token and key checked by sheet_submit.early_answer, which read its `place`:
         tournament, round, table) and return its answer, or raise its SyncRefusal: as
-        `sheets.submit(sub, peeked=True)` and a commit would. `coming`: what `coming()` yielded
+        `sheet_submit.submit(sub, peeked=True)` and a commit would. `coming`: what `coming()` yielded
         for this request."""
         tid, round_no, table_no = place
         if db.session().in_transaction():  # nothing waits holding a transaction (on SQLite: the write lock)
@@ -95,7 +95,7 @@ class Together:
         if not me.done:
             self._lead(tid)
         if me.result is ALONE:
-            answer = sheets.submit(sub, peeked=True)
+            answer = sheet_submit.submit(sub, peeked=True)
             db.session.commit()
             return answer
         if isinstance(me.result, sheets.SyncRefusal):
@@ -128,7 +128,7 @@ class Together:
         batch = self._take(tid)
         results: list = [ALONE] * len(batch)
         try:
-            results = sheets.submit_together(tid, [w.sub for w in batch], [w.table for w in batch],
+            results = sheet_submit.submit_together(tid, [w.sub for w in batch], [w.table for w in batch],
                                              [w.locale for w in batch])
             db.session.commit()
         except Exception:

@@ -15,7 +15,7 @@ from ..extensions import db, htmx
 from ..rules.ruleset import get_ruleset
 from ..services import access, calls as call_service, cases as svc, officials, referees
 from ..services.common import ServiceError
-from ..services.results import c4_old_by_seat
+from ..services.standings import c4_old_by_seat
 from .auth import role_required
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")

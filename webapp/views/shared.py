@@ -15,7 +15,7 @@ from markupsafe import Markup
 from ..i18n import round_rule_text
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
-from ..services import chain, companion, results as svc
+from ..services import chain_heads, companion, loaders, receipts, standings
 from ..services.cache import VersionedCache
 from ..services.rounds import round_ends_at, round_minutes
 from ..services.tokens import table_token
@@ -121,7 +121,7 @@ def player_receipts(t: Tournament, start_no: int) -> list[dict]:
                 continue
             out.extend({"round": r.number, "table": tab.number, "version": s.version, "receipt": s.receipt,
                         "status": s.status} for s in tab.sheets if s.receipt)
-    held = chain.receipts_in_record(t.id, [x["receipt"] for x in out]) if out else {}
+    held = receipts.receipts_in_record(t.id, [x["receipt"] for x in out]) if out else {}
     for x in out:
         x["in_record"] = held.get(x["receipt"], False)
     return out
@@ -133,7 +133,7 @@ def hhmm(dt) -> str:
 
 STANDINGS = VersionedCache(32)
 TABLES = VersionedCache(32)
-VIEWS = VersionedCache(4)  # services.results.engine_view per stamp (read-only), for every public page
+VIEWS = VersionedCache(4)  # services.loaders.engine_view per stamp (read-only), for every public page
 # what the pages around the table read: the cache keeps no rows (fewer objects for the GC to walk)
 SUMMARY = ("after", "last_closed", "final", "unranked", "disqualified", "unranked_substitutes")
 
@@ -147,28 +147,28 @@ def standings_table(t: Tournament, after: int) -> tuple[dict, Markup]:
     db_url, locale = current_app.config["SQLALCHEMY_DATABASE_URI"], str(get_locale())
     # standings of closed rounds move only with the public version (a running round's phone sheets do not
     # bump it, services/common.bump); anything later with every change
-    basis = t.public_version if after <= (svc.last_closed(t) or 0) else ("all", t.version)
+    basis = t.public_version if after <= (loaders.last_closed(t) or 0) else ("all", t.version)
     key = (db_url, t.id, basis, after, locale)
 
     def make():
         full = public_view(t)
-        page = svc.standings_page(full, after)
+        page = standings.standings_page(full, after)
         # most changes (every sheet of the round being played) leave these standings as
         # they were: the table is rendered again only when what it shows has changed
         shown = repr({k: v for k, v in page.items() if k != "publication"})
         table_key = (db_url, t.id, after, locale, hashlib.blake2b(shown.encode()).digest())
         table = TABLES.get_or_make(
             table_key, lambda: Markup(render_template("public/_standings_table.html", t=full, page=page)))
-        # the chain head these standings were computed under, kept as published (services/chain.py)
-        return {**{k: page[k] for k in SUMMARY}, "head": chain.publish_head(t.id, "standings")}, table
+        # the chain head these standings were computed under, kept as published (services/chain_heads.py)
+        return {**{k: page[k] for k in SUMMARY}, "head": chain_heads.publish_head(t.id, "standings")}, table
 
     return STANDINGS.get_or_make(key, make)
 
 
 def public_view(t: Tournament):
-    """services.results.engine_view of `t`, read once per (version, chain_seq), the stamp a 304
+    """services.loaders.engine_view of `t`, read once per (version, chain_seq), the stamp a 304
     trusts (every change moves the version, every sheet or record that counts the chain: a referee's
     rejection, the running round's phone sheets): after a round closed, the standings, the projector
     and every player's page of this process share one read."""
     return VIEWS.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.version, t.chain_seq),
-                             lambda: svc.engine_view(t.id))
+                             lambda: loaders.engine_view(t.id))

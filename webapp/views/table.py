@@ -20,7 +20,7 @@ from ..extensions import db
 from ..models import Tournament
 from ..rules.ruleset import get_ruleset
 from ..i18n import amount, figure, in_unit, money, plural_forms
-from ..services import sheets as sheet_service
+from ..services import sheet_state, sheets as sheet_service
 from ..services.rounds import current_round
 from ..services.tokens import TokenError, TokenExpired, read_table_token
 from ..sync.protocol import PROTOCOL
@@ -54,10 +54,10 @@ def sheet(token: str):
                          n=r.number), 410)
     table_seats = seats(tab, players_by_no(t))
     try:
-        state = sheet_service.table_state(token)
+        state = sheet_state.table_state(token)
     except sheet_service.SyncRefusal as e:
         return _refuse(e.body.get("message", ""), e.http_status)
-    shown = sheet_service.shown_sheet(tab)
+    shown = sheet_state.shown_sheet(tab)
     rs = get_ruleset(t.ruleset)
     data = {
         "protocol": PROTOCOL, "token": token, "tournament": t.id, "round": r.number, "table": tab.number,

@@ -16,7 +16,9 @@ from ...extensions import db, htmx
 from ...rules.corrections import KINDS
 from ...rules.ruleset import get_ruleset
 from ...models import Round, Tournament
-from ...services import access, desk_live, discipline as dsvc, results as svc, rounds as round_service
+from ...services import (access, corrections as corrections_service, desk, desk_live, discipline as dsvc,
+                         final_report as final_report_service, loaders, rounds as round_service,
+                         standings as standings_service)
 from ...services.common import ServiceError, get_tournament
 from ..auth import operator_required, role_required
 from ..shared import KIND_LABELS, standings_table
@@ -43,15 +45,15 @@ def _table_ctx(t, r, tab, *, editing=False, preview=None, error=None, error_fiel
     shows that sheet and offers the typed sums to the referee (SEM-C4).
     `waiting_by_table`: the round's open corrections, read once for a whole page."""
     if waiting_by_table is None:
-        waiting = svc.open_correction(tab) if tab.sheet is not None else None
+        waiting = desk.open_correction(tab) if tab.sheet is not None else None
     else:
         waiting = waiting_by_table.get(tab.number)
     return dict(t=t, r=r, tab=tab, editing=editing and waiting is None, preview=preview, error=error,
                 error_field=error_field, saved=saved, focus=focus, players={p.start_no: p for p in t.players},
-                rs=get_ruleset(t.ruleset), dq=svc.table_dq(tab), case=svc.dq_case(tab, svc.table_dq(tab)[0]),
-                outcome=svc.sheet_outcome(t, tab), refused=refused, sent=sent, waiting=waiting,
+                rs=get_ruleset(t.ruleset), dq=desk.table_dq(tab), case=desk.dq_case(tab, desk.table_dq(tab)[0]),
+                outcome=desk.sheet_outcome(t, tab), refused=refused, sent=sent, waiting=waiting,
                 waiting_sheet=next((s for s in tab.sheets if s.id == waiting.sheet_id), None) if waiting else None,
-                source_label=svc.source_label, hhmm=hhmm, frozen=svc.frozen_table(get_ruleset(t.ruleset), tab),
+                source_label=desk.source_label, hhmm=hhmm, frozen=desk.frozen_table(get_ruleset(t.ruleset), tab),
                 form_values=request.values, cards=get_ruleset(t.ruleset).cards_position(r.number),
                 live=live if live is not None else desk_live.round_states(r, only=tab.number).get(tab.number))
 
@@ -60,7 +62,7 @@ def _desk_page(t, r, *, status=200, error=None, table_errors=None, editing=None)
     done, total = round_service.tables_in(r)
     missing_only = request.args.get("missing") == "1"
     table_errors = table_errors or {}
-    waiting = svc.open_corrections(r)
+    waiting = desk.open_corrections(r)
     states = desk_live.round_states(r)
     rows = []
     for tab in r.tables:
@@ -138,15 +140,15 @@ def desk_take_draft(tid: int, n: int, table: int):
 @bp.get("/t/<int:tid>/round/<int:n>/results")
 @operator_required
 def results_desk(tid: int, n: int):
-    t = svc.load_tournament(tid)
-    r = svc.get_round(t, n)
+    t = loaders.load_tournament(tid)
+    r = loaders.get_round(t, n)
     return _desk_page(t, r, editing=request.args.get("edit", type=int))
 
 
 def _desk_table_of(tid: int, n: int, table: int):
-    t = svc.load_tournament(tid)
-    r = svc.get_round(t, n)
-    return t, r, svc.get_table(r, table)
+    t = loaders.load_tournament(tid)
+    r = loaders.get_round(t, n)
+    return t, r, loaders.get_table(r, table)
 
 
 @bp.get("/t/<int:tid>/round/<int:n>/results/<int:table>")
@@ -166,7 +168,7 @@ def desk_table(tid: int, n: int, table: int):
 def desk_preview(tid: int, n: int, table: int):
     """The running total and points while the operator types (htmx, on input)."""
     t, r, tab = _desk_table_of(tid, n, table)
-    preview = svc.preview_sheet(t, tab, _desk_sums(request.args), early=request.args.get("early") == "1",
+    preview = desk.preview_sheet(t, tab, _desk_sums(request.args), early=request.args.get("early") == "1",
                                 form=request.args)
     return render_template("operator/results/_desk_preview.html", **_table_ctx(t, r, tab, editing=True,
                                                                               preview=preview))
@@ -178,7 +180,7 @@ def desk_save(tid: int, n: int, table: int):
     t, r, tab = _desk_table_of(tid, n, table)
     f = request.form
     try:
-        sheet = svc.record_desk_sheet(
+        sheet = desk.record_desk_sheet(
             t, tab, _desk_sums(f), _actor(), sheet_version=f.get("sheet_version"),
             correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1",
             form=f)
@@ -205,8 +207,8 @@ def _desk_refused(tid: int, n: int, table: int, e: ServiceError):
     db.session.rollback()
     f = request.form
     t, r, tab = _desk_table_of(tid, n, table)
-    preview = svc.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1", form=f)
-    errors = dict(error=str(e), error_field=e.field, preview=preview, refused=isinstance(e, svc.SheetCounts))
+    preview = desk.preview_sheet(t, tab, _desk_sums(f), early=f.get("early") == "1", form=f)
+    errors = dict(error=str(e), error_field=e.field, preview=preview, refused=isinstance(e, desk.SheetCounts))
     if htmx:
         return render_template("operator/results/_desk_table.html",
                                **_table_ctx(t, r, tab, editing=True, focus=True, **errors)), 422
@@ -221,7 +223,7 @@ def desk_propose(tid: int, n: int, table: int):
     t, r, tab = _desk_table_of(tid, n, table)
     f = request.form
     try:
-        case = svc.propose_desk_correction(
+        case = desk.propose_desk_correction(
             t, tab, _desk_sums(f), _actor(), base_version=f.get("base_version"),
             correct_total=f.get("correct_total") == "1", note=f.get("note", ""), early=f.get("early") == "1",
             reason=f.get("reason") or _("The paper sheet typed at the desk differs from the sheet that counts."),
@@ -240,14 +242,14 @@ def desk_propose(tid: int, n: int, table: int):
 @bp.post("/t/<int:tid>/round/<int:n>/close")
 @operator_required
 def desk_close(tid: int, n: int):
-    t = svc.load_tournament(tid)
-    r = svc.get_round(t, n)
+    t = loaders.load_tournament(tid)
+    r = loaders.get_round(t, n)
     try:
         round_service.close_round(t, r, _actor(), request.form.get("version"))
     except ServiceError as e:
         db.session.rollback()
-        t = svc.load_tournament(tid)
-        return _desk_page(t, svc.get_round(t, n), status=422, error=str(e))
+        t = loaders.load_tournament(tid)
+        return _desk_page(t, loaders.get_round(t, n), status=422, error=str(e))
     db.session.commit()
     flash(_("Round %(n)d is closed and its standings are published.", n=n), "success")
     return redirect(url_for(".standings", tid=tid, after=n))
@@ -262,13 +264,14 @@ def standings(tid: int):
     t = get_tournament(tid)
     after = request.args.get("after", type=int)
     try:
-        page, table = standings_table(t, after if after is not None else svc.last_closed(t))
+        page, table = standings_table(t, after if after is not None else loaders.last_closed(t))
     except ServiceError as e:
         return render_template("operator/results/standings.html", t=t, page=None, error=str(e),
                                hhmm=hhmm), 404 if after else 200
-    page = {**page, "publication": svc.publication(next((r for r in t.rounds if r.number == page["after"]), None))}
+    page = {**page, "publication": round_service.publication(next((r for r in t.rounds if r.number == page["after"]),
+                                                                  None))}
     return render_template("operator/results/standings.html", t=t, page=page, table=table, error=None, hhmm=hhmm,
-                           ties=svc.tie_groups(t, page["after"]), lot_error=None)
+                           ties=standings_service.tie_groups(t, page["after"]), lot_error=None)
 
 
 @bp.post("/t/<int:tid>/lot")
@@ -280,19 +283,19 @@ def record_lot(tid: int):
     if not VersionForm().validate_on_submit():
         abort(400)
     try:
-        svc.record_lot(t, after, request.form.get("order", ""), _actor(), request.form.get("version"))
+        standings_service.record_lot(t, after, request.form.get("order", ""), _actor(), request.form.get("version"))
     except ServiceError as e:
         db.session.rollback()
         t = get_tournament(tid)
         try:
-            page, table = standings_table(t, after if after else svc.last_closed(t))
+            page, table = standings_table(t, after if after else loaders.last_closed(t))
         except ServiceError as e2:
             return render_template("operator/results/standings.html", t=t, page=None, error=str(e2),
                                    hhmm=hhmm), 422
-        page = {**page, "publication": svc.publication(next((r for r in t.rounds if r.number == page["after"]),
-                                                              None))}
+        page = {**page, "publication": round_service.publication(next((r for r in t.rounds
+                                                                       if r.number == page["after"]), None))}
         return render_template("operator/results/standings.html", t=t, page=page, table=table, error=None,
-                               hhmm=hhmm, ties=svc.tie_groups(t, page["after"]), lot_error=str(e)), 422
+                               hhmm=hhmm, ties=standings_service.tie_groups(t, page["after"]), lot_error=str(e)), 422
     db.session.commit()
     flash(_("The lot is recorded: the standings place these players in its order (TH-4)."), "success")
     return redirect(url_for(".standings", tid=tid, after=after, _anchor="ties"))
@@ -302,9 +305,9 @@ def record_lot(tid: int):
 @operator_required
 def final_report(tid: int):
     """The final results for the record and the notice board, in the rule set's own columns; printable."""
-    t = svc.load_tournament(tid)
+    t = loaders.load_tournament(tid)
     try:
-        report = svc.final_report(t)
+        report = final_report_service.final_report(t)
     except ServiceError as e:
         return render_template("operator/results/report.html", t=t, report=None, error=str(e)), 200
     return render_template("operator/results/report.html", t=t, report=report, error=None)
@@ -382,7 +385,7 @@ def _discipline_page(t, forms=None, status=200, error=None):
 @bp.get("/t/<int:tid>/discipline")
 @role_required("operator", "referee")
 def discipline(tid: int):
-    return _discipline_page(svc.load_tournament(tid))
+    return _discipline_page(loaders.load_tournament(tid))
 
 
 @bp.post("/t/<int:tid>/discipline/<action>")
@@ -390,7 +393,7 @@ def discipline(tid: int):
 def discipline_action(tid: int, action: str):
     if action not in DISCIPLINE_FORMS:
         return redirect(url_for(".discipline", tid=tid))
-    t = svc.load_tournament(tid)
+    t = loaders.load_tournament(tid)
     if action not in get_ruleset(t.ruleset).discipline_options:  # the rule set has no such step
         return redirect(url_for(".discipline", tid=tid))
     form = DISCIPLINE_FORMS[action]()
@@ -440,7 +443,7 @@ def discipline_action(tid: int, action: str):
             msg = _("Substitute added with start number %(s)d.", s=p.start_no)
     except ServiceError as e:
         db.session.rollback()
-        t = svc.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         field = getattr(form, e.field, None) if e.field else None
         if field is not None and e.field != "version":
             field.errors = list(field.errors or []) + [str(e)]
@@ -488,7 +491,7 @@ def _correction_form(t, formdata=None):
 
 
 def _corrections_page(t, form, *, preview=None, status=200, error=None, table=None, fragment=False):
-    if svc.no_published_corrections(t):  # no SEM-C10 in these rules: the message, no table to correct
+    if corrections_service.no_published_corrections(t):  # no SEM-C10 in these rules: the message, no table to correct
         form, preview, table = _correction_form(t), None, None
     form.version.data = t.version
     rnd = _closed_round(t, form.round.data)
@@ -496,7 +499,7 @@ def _corrections_page(t, form, *, preview=None, status=200, error=None, table=No
         table = next((x for x in rnd.tables if x.number == form.table.data), None)
     ctx = dict(t=t, form=form, preview=preview, error=error, table=table, rnd=rnd,
                players={p.start_no: p for p in t.players}, kinds=KIND_LABELS,
-               corrections=list(reversed(t.corrections)), proposals=svc.c10_proposals(t))
+               corrections=list(reversed(t.corrections)), proposals=corrections_service.c10_proposals(t))
     if fragment:
         return render_template("operator/results/_correction_preview.html", **ctx), status
     return render_template("operator/results/corrections.html", **ctx), status
@@ -506,13 +509,13 @@ def _corrections_page(t, form, *, preview=None, status=200, error=None, table=No
 @operator_required
 def corrections(tid: int):
     """Choose a closed round and a table (GET), then enter the real sums."""
-    t = svc.load_tournament(tid)
+    t = loaders.load_tournament(tid)
     form = _correction_form(t, request.args if request.args.get("round") else None)
-    refusal = svc.no_published_corrections(t)
+    refusal = corrections_service.no_published_corrections(t)
     if refusal:
         return _corrections_page(t, _correction_form(t), error=refusal)
     if not request.args.get("round"):
-        last = svc.last_closed(t)
+        last = loaders.last_closed(t)
         form.round.data = str(last) if last else None
     r = _closed_round(t, form.round.data)
     tab = next((x for x in r.tables if x.number == form.table.data), None) if r and form.table.data else None
@@ -530,11 +533,12 @@ def _closed_round(t, number):
 @bp.post("/t/<int:tid>/corrections/preview")
 @operator_required
 def correction_preview(tid: int):
-    t = svc.load_tournament(tid)
+    t = loaders.load_tournament(tid)
     form = _correction_form(t, request.form)
     f = request.form
     try:
-        preview = svc.preview_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"))
+        preview = corrections_service.preview_correction(t, f.get("round"), f.get("table"), _desk_sums(f),
+                                                         f.get("kind"))
     except ServiceError as e:
         return _field_error(t, form, e, fragment=bool(htmx))
     return _corrections_page(t, form, preview=preview, fragment=bool(htmx))
@@ -543,15 +547,15 @@ def correction_preview(tid: int):
 @bp.post("/t/<int:tid>/corrections")
 @operator_required
 def correction_confirm(tid: int):
-    t = svc.load_tournament(tid)
+    t = loaders.load_tournament(tid)
     form = _correction_form(t, request.form)
     f = request.form
     try:
-        case = svc.propose_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"),
+        case = corrections_service.propose_correction(t, f.get("round"), f.get("table"), _desk_sums(f), f.get("kind"),
                                       f.get("asked_by"), _actor(), f.get("version"))
     except ServiceError as e:
         db.session.rollback()
-        t = svc.load_tournament(tid)
+        t = loaders.load_tournament(tid)
         form = _correction_form(t, request.form)
         return _field_error(t, form, e)
     db.session.commit()

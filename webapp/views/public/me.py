@@ -14,7 +14,7 @@ from flask_babel import gettext as _
 from ... import caching
 from ...extensions import csrf, db
 from ...rules.ruleset import get_ruleset
-from ...services import calls as call_service, companion as svc, pins as pin_service, results as results_service
+from ...services import calls as call_service, companion as svc, pins as pin_service, player_page
 from ...services.common import ServiceError, get_tournament
 from ..shared import cards_seat, clock_context, hhmm, iso_utc, player_receipts, players_by_no, public_view, seats
 from . import bp
@@ -55,8 +55,8 @@ def me_now(tid: int, start_no: int):
 def _me_now(row, start_no: int):
     t = public_view(row)
     closed = CLOSED.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.public_version),
-                                lambda: results_service.closed_rounds(t))
-    page = results_service.player_page(t, start_no, closed)
+                                lambda: player_page.closed_rounds(t))
+    page = player_page.player_page(t, start_no, closed)
     rs = get_ruleset(row.ruleset)
     seat = svc.current_seat(row.id, start_no)
     table = None

@@ -18,7 +18,7 @@ from ...models import RoundTable, Sheet
 from ...extensions import htmx
 from ...rules.report import standings_report
 from ...rules.ruleset import get_ruleset
-from ...services import chain
+from ...services import chain_heads
 from ...services.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
@@ -60,7 +60,7 @@ def slides_of(t, live) -> tuple[list, int | None, dict | None]:
             report = standings_report(closed, brief=True)  # what the slides show, no more
             after_round = report["after_round"]
             slides += [("standings", page) for page in _pages(report["standings"], ROWS_PER_PAGE)]
-            head = chain.publish_head(t.id, "projector")
+            head = chain_heads.publish_head(t.id, "projector")
         return slides, after_round, head
 
     return SLIDES.get_or_make(key, make)

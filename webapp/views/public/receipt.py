@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import render_template, request
 
 from ...rules.ruleset import get_ruleset
-from ...services import chain
-from ...services.results import sheet_shape
+from ...services import chain, receipts
+from ...services.final_report import sheet_shape
 from ...services.common import get_tournament
 from ..shared import players_by_no
 from . import bp
@@ -16,7 +16,7 @@ from . import bp
 def receipt(tid: int):
     t = get_tournament(tid)
     typed = (request.args.get("code") or "").strip()
-    check = chain.check_receipt(t, typed) if typed else None
+    check = receipts.check_receipt(t, typed) if typed else None
     rs = get_ruleset(t.ruleset)
     shapes = {}
     if check is not None and check.found:

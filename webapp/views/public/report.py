@@ -9,7 +9,7 @@ from flask_wtf import FlaskForm
 from wtforms import PasswordField, StringField, TextAreaField
 
 from ...extensions import db, htmx
-from ...services import cases as case_service, pins as pin_service, results as results_service
+from ...services import cases as case_service, loaders, pins as pin_service
 from ...services.common import ServiceError, get_tournament
 from . import bp
 from ..shared import hhmm
@@ -42,7 +42,7 @@ def report(tid: int):
     t = get_tournament(tid)
     form = ReportForm()
     if request.method == "GET":
-        form.round.data = str(request.args.get("round", type=int) or results_service.last_closed(t) or "")
+        form.round.data = str(request.args.get("round", type=int) or loaders.last_closed(t) or "")
         start_no = request.args.get("start_no", type=int)
         if start_no:
             form.start_no.data = str(start_no)

@@ -9,20 +9,20 @@ from sqlalchemy import select
 from ... import caching
 from ...extensions import db, htmx
 from ...models import Round, RoundTable, Sheet, Tournament
-from ...services import results as svc
+from ...services import player_page, rounds as round_service, standings as standings_service
 from ...services.cache import VersionedCache
 from ...services.common import ServiceError, get_tournament
 from ..shared import hhmm, player_receipts, public_view, standings_table
 from . import bp
 
 
-CLOSED = VersionedCache(8)  # services.results.closed_rounds per public version, for the players' pages
+CLOSED = VersionedCache(8)  # services.player_page.closed_rounds per public version, for the players' pages
 
 
 def _standings(t: Tournament, after: int | None) -> tuple[int | None, dict | None, Markup | None]:
     """(latest public round, page, rendered table)."""
-    latest = svc.public_standings_round(t)
-    if latest is None or (after is not None and not svc.public_from_round(t) <= after <= latest):
+    latest = standings_service.public_standings_round(t)
+    if latest is None or (after is not None and not standings_service.public_from_round(t) <= after <= latest):
         return latest, None, None
     try:
         page, table = standings_table(t, after or latest)
@@ -38,10 +38,10 @@ def standings(tid: int):
         return early
     after = request.args.get("after", type=int)
     t = get_tournament(tid)
-    latest = svc.public_standings_round(t)
+    latest = standings_service.public_standings_round(t)
     shown = after or latest
     rnd = next((r for r in t.rounds if r.number == shown), None)
-    window = svc.publication(rnd) if rnd is not None else None
+    window = round_service.publication(rnd) if rnd is not None else None
     # the SEM-C9 window's minutes move with the clock: part of what the page shows
     moving = (window["open"], window["minutes_left"]) if window else None
     return caching.public_page("standings", (t.id, t.public_version, latest, moving),
@@ -57,7 +57,7 @@ def _standings_response(t: Tournament, after: int | None):
         abort(404)
     # the 10-minute window moves with the clock: never cached
     rnd = next((r for r in t.rounds if r.number == page["after"]), None)
-    page = {**page, "publication": svc.publication(rnd)}
+    page = {**page, "publication": round_service.publication(rnd)}
     if htmx and request.args.get("part") == "window":
         return render_template("public/_standings_window.html", t=t, page=page, hhmm=hhmm,
                                poll_url=request.full_path)  # keeps polling while the window is open
@@ -78,8 +78,8 @@ def _player(row: Tournament, start_no: int):
     t = public_view(row)
     # the closed rounds' standings after each round, once per public version for all the players
     closed = CLOSED.get_or_make((current_app.config["SQLALCHEMY_DATABASE_URI"], t.id, t.public_version),
-                                lambda: svc.closed_rounds(t))
-    page = svc.player_page(t, start_no, closed)
+                                lambda: player_page.closed_rounds(t))
+    page = player_page.player_page(t, start_no, closed)
     return render_template("public/player.html", t=t, page=page, hhmm=hhmm, receipts=player_receipts(t, start_no))
 
 
