@@ -248,7 +248,8 @@ def test_fresh_database_behind_waitress_wsgi_app_says_run_db_upgrade(tmp_path):
 def test_outdated_database_503_names_both_schemas_then_serves(database_url, monkeypatch):
     from alembic import command
 
-    from webapp import create_app, schema
+    from webapp import create_app
+    from webapp.db import schema
 
     monkeypatch.setattr(schema, "RECHECK_SECONDS", 0.0)
     app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url})

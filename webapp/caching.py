@@ -28,7 +28,7 @@ from flask_babel import get_locale
 from sqlalchemy import bindparam, select
 
 from . import i18n
-from .database import read_row
+from .db.connections import read_row
 from .models import Tournament
 from .services.cache import VersionedCache
 

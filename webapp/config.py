@@ -125,7 +125,7 @@ class Config:
     BABEL_DEFAULT_TIMEZONE = os.environ.get("LISTOK_TIMEZONE", "Europe/Bratislava")
     # the address phones reach the server at, for the QR codes on printed sheets (empty: this request's host)
     LISTOK_PUBLIC_URL = os.environ.get("LISTOK_PUBLIC_URL", "")
-    SQLALCHEMY_ENGINE_OPTIONS: dict = {}  # PostgreSQL's connections are pinged after a rest (webapp/database.py)
+    SQLALCHEMY_ENGINE_OPTIONS: dict = {}  # PostgreSQL's connections are pinged after a rest (webapp/db/connections.py)
     WTF_CSRF_TIME_LIMIT = None
     SESSION_COOKIE_SAMESITE = "Lax"
     REMEMBER_COOKIE_SAMESITE = "Lax"

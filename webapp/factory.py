@@ -8,14 +8,15 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import admission, caching, errors, headers, i18n, schema
+from . import admission, caching, errors, headers, i18n
 from .sync import together
 from .config import instance_override, load_config
-from .database import configure_sqlite, ping_after_rest
+from .db import schema
+from .db.connections import configure_sqlite, ping_after_rest
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
 from .proxies import SecureCookies, TrustedProxyFix
 
-MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATIONS = Path(__file__).parent / "db" / "migrations"
 
 
 def build_app(config: dict | None = None) -> Flask:

@@ -34,7 +34,7 @@ def freeze_startup_objects() -> None:
 def upgrade_database(app) -> str:
     """Bring the schema up to date (Alembic, quietly), creating it on a fresh database;
     one line that says where it stands."""
-    from . import schema
+    from .db import schema
 
     before, after = schema.upgrade(app)
     head = ", ".join(after.heads)

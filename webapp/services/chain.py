@@ -32,7 +32,7 @@ from sqlalchemy import bindparam, event, insert, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import get_history, set_committed_value
 
-from ..database import in_write_request
+from ..db.connections import in_write_request
 from ..extensions import db
 from ..models import AuditEntry, PublishedHead, Round, RoundTable, Sheet, Tournament, entry_canonical, utcnow
 from ..sync import protocol

@@ -26,7 +26,7 @@ from flask_babel import force_locale, get_locale, gettext as _
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_row
+from ..db.connections import read_row
 from ..extensions import db
 from ..models import (Case, DraftSignature, Player, Round, RoundTable, Sheet, SheetDraft,
                       Submission as SubmissionRow, Tournament, utcnow)
