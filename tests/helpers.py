@@ -198,8 +198,8 @@ def stored_cases(app, *, kind=None, status=None) -> list:
 def forget_rendered_pages() -> None:
     """Drop every page, slide and shared computation this process keeps for the public pages
     (a new public version misses them all anyway): the next request renders afresh."""
-    from webapp import caching
-    from webapp.services.cache import VersionedCache
+    from webapp.http import caching
+    from webapp.http.cache import VersionedCache
     from webapp.views import shared
     from webapp.views.public import projector, standings
 

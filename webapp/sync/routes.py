@@ -11,7 +11,8 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException
 
-from .. import admission, jsonbody
+from .. import admission
+from ..http import jsonbody
 from ..extensions import csrf, db
 from ..services import sheets
 from . import protocol, together
