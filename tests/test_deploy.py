@@ -1,5 +1,5 @@
 """A real deployment — `listok db upgrade` as a deploy step, gunicorn
-with several workers (webapp/gunicorn_conf.py), `listok serve --threads`, and
+with several workers (webapp/serve/gunicorn_conf.py), `listok serve --threads`, and
 translations compiled into the wheel at build time (setup.py)."""
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_gunicorn_config_serves_from_several_workers_after_db_upgrade(database_u
                              capture_output=True, text=True, timeout=120)
     assert upgrade.returncode == 0, upgrade.stderr
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:webapp.gunicorn_conf",
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:webapp.serve.gunicorn_conf",
                              "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
                              "webapp:create_app()"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)

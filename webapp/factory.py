@@ -8,9 +8,9 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import admission, i18n
+from . import i18n
 from .http import caching, errors, headers
-from .sync import together
+from .serve import admission, together
 from .config import instance_override, load_config
 from .db import schema
 from .db.connections import configure_sqlite, ping_after_rest

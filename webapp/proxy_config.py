@@ -184,7 +184,7 @@ def proxy_config(hostname: str, cert: str | None, key: str | None, port: int, ht
         click.echo(f"LISTOK_PUBLIC_URL={public_url(hostname, port)}")
         click.echo("")
         click.echo("1. The app (docs/DEPLOY.md, \"Many workers\"):")
-        click.echo(f"     listok db upgrade && LISTOK_BIND={ups[0]} gunicorn -c python:webapp.gunicorn_conf "
+        click.echo(f"     listok db upgrade && LISTOK_BIND={ups[0]} gunicorn -c python:webapp.serve.gunicorn_conf "
                    "'webapp:create_app()'")
     click.echo("2. nginx (Debian: sudo apt-get install nginx):")
     click.echo(f"     sudo mkdir -p {cache_dir} && sudo chown www-data {cache_dir}")

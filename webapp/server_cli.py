@@ -238,7 +238,7 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
     else:  # a replica.json of an earlier --replica run must not warn on the dashboard of this one
         from pathlib import Path
 
-        from .replica import STATE
+        from .serve.replica import STATE
 
         supervisor = None
         (Path(app.instance_path) / STATE).unlink(missing_ok=True)
@@ -251,11 +251,11 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
 
 
 def _start_replica(app, dest: str):
-    """Litestream beside the server (webapp/replica.py), or one line and exit status 2."""
+    """Litestream beside the server (webapp/serve/replica.py), or one line and exit status 2."""
     import signal
     from pathlib import Path
 
-    from . import replica
+    from .serve import replica
     from .cli import BadInput
 
     try:
@@ -283,7 +283,7 @@ def restore(source: str | None, promoted: bool, force: bool) -> None:
     head the copy goes on). Everyone signs in again; the phones send again what the copy lacks."""
     import os
 
-    from . import replica
+    from .serve import replica
     from .cli import BadInput
 
     if promoted == bool(source):

@@ -11,11 +11,11 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException
 
-from .. import admission
+from ..serve import admission, together
 from ..http import jsonbody
 from ..extensions import csrf, db
 from ..services import sheets
-from . import protocol, together
+from . import protocol
 
 bp = Blueprint("sync", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)

@@ -64,7 +64,7 @@ def replica_view():
     from flask import current_app
     from flask_babel import format_time
 
-    from ... import replica
+    from ...serve import replica
 
     st = replica.state(Path(current_app.instance_path))
     if st is None:
