@@ -40,7 +40,7 @@ from webapp.models import Player, Tournament, User  # noqa: E402
 from webapp.server_cli import freeze_startup_objects  # noqa: E402
 from webapp.services import rounds  # noqa: E402
 from webapp.services.results import load_tournament  # noqa: E402
-from webapp.simulate import make_players, table_sums  # noqa: E402
+from webapp.demo.simulate import make_players, table_sums  # noqa: E402
 
 
 def ms(s: float) -> str:

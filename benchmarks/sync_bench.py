@@ -72,7 +72,7 @@ from webapp.models import Player, Round, Sheet, Submission, Tournament  # noqa: 
 from webapp.services import rounds  # noqa: E402
 from webapp.services.pins import pin_proof  # noqa: E402
 from webapp.services.tokens import table_token  # noqa: E402
-from webapp.simulate import make_players, table_sums  # noqa: E402
+from webapp.demo.simulate import make_players, table_sums  # noqa: E402
 from webapp.sync.protocol import Content  # noqa: E402
 
 CONFIRMED = {"accepted", "needs-referee", "dispute"}

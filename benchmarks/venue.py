@@ -87,7 +87,7 @@ def make_venue(url: str, n_players: int, *, seed: int = 11, closed_rounds: int =
     from webapp.services import pins as pin_service, rounds
     from webapp.services.results import load_tournament
     from webapp.services.tokens import table_token
-    from webapp.simulate import make_players, table_sums
+    from webapp.demo.simulate import make_players, table_sums
     from webapp.sync.protocol import Content
     from sqlalchemy import text
 

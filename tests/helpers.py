@@ -52,7 +52,7 @@ def make_tournament(app, n_players=27, checked_in=True, seed=3, name="SEM 5 - Po
     from datetime import date
 
     from webapp.models import Player, Tournament
-    from webapp.simulate import make_players
+    from webapp.demo.simulate import make_players
 
     with app.app_context():
         t = Tournament(name=name, date=date(2026, 3, 14), venue="Poprad", ruleset="sem")
@@ -70,7 +70,7 @@ def play_round(app, tid, seed=1, close=True) -> int:
 
     from webapp.models import Tournament
     from webapp.services import rounds
-    from webapp.simulate import table_sums
+    from webapp.demo.simulate import table_sums
 
     rng = random.Random(seed)
     with app.app_context():
@@ -273,7 +273,7 @@ def make_season(app, tournaments: int = 2, players: int = 27, *, seed: int = 3) 
     from webapp.models import Federation, Season, Venue
     from webapp.rules import exchange
     from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     pool = make_players(players + tournaments, seed=seed)
     with app.app_context():

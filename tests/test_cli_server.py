@@ -39,7 +39,7 @@ def test_import_then_export_round_trip(app, runner, tmp_path):
 
 
 def test_round_trip_of_a_finished_tournament_with_events_and_corrections(app, runner, tmp_path):
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     rt = play_tournament(make_players(30, seed=11, clubs=3), seed=11, name="SEM 9 - Levice", date="2026-06-06")
     d = exchange.to_dict(rt)

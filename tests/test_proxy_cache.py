@@ -50,7 +50,7 @@ def stack(tmp_path):
     assert shutil.which("nginx"), "nginx is missing: scripts/test installs it (apt-get install nginx)"
     from tests.helpers import served
     from webapp import create_app
-    from webapp.demo import create_demo
+    from webapp.demo.seed import create_demo
     from webapp.extensions import db
 
     app = create_app({"SECRET_KEY": "proxy-test-secret", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'p.db'}",

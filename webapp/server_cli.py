@@ -139,7 +139,7 @@ def demo_refusal(app, force: str | None) -> str | None:
 
 
 def demo_accounts_line() -> str:
-    from .demo import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
+    from .demo.seed import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
 
     return _("sign in as %(operator)s (operator), %(referee)s (referee), %(admin)s (admin)",
               **{k: f"'{u}' / '{pw}'" for k, (u, pw) in
@@ -160,7 +160,7 @@ def _refuse_demo_unless(app, force: str | None) -> None:
 def demo(players: int, force: str | None) -> None:
     """Create a demo tournament (played up to round 3) and demo accounts (operator,
     referee, admin, with published passwords: only in the venue laptop's SQLite unless --force)."""
-    from .demo import create_demo, demo_pins_line
+    from .demo.seed import create_demo, demo_pins_line
 
     app = _app()
     _refuse_demo_unless(app, force)
@@ -220,7 +220,7 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
     server = _bind(app, host, port, threads)
     click.echo(upgrade_database(app))
     if with_demo:
-        from .demo import create_demo, demo_pins_line, has_demo
+        from .demo.seed import create_demo, demo_pins_line, has_demo
 
         with app.app_context():
             if not has_demo():

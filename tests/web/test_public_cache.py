@@ -172,7 +172,7 @@ def _versions(app, tid):
 def play_round_close(app, tid):
     import random
 
-    from webapp.simulate import table_sums
+    from webapp.demo.simulate import table_sums
 
     rng = random.Random(9)
     with app.app_context():

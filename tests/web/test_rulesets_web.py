@@ -19,7 +19,7 @@ from webapp.extensions import db
 from webapp.models import Player, Round, Sheet, Tournament
 from webapp.rules.ruleset import get_ruleset
 from webapp.services import chain, results, rounds
-from webapp.simulate import make_players
+from webapp.demo.simulate import make_players
 from webapp.sync.protocol import Content
 
 
