@@ -57,7 +57,7 @@ class Nginx:
         from click.testing import CliRunner
 
         from webapp.cli import main
-        from webapp.proxy_config import nginx_main
+        from webapp.cli.proxy_config import nginx_main
 
         self.port = venue.free_port()
         self.folder = folder

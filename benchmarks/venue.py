@@ -83,7 +83,7 @@ def make_venue(url: str, n_players: int, *, seed: int = 11, closed_rounds: int =
     from webapp import create_app
     from webapp.extensions import db
     from webapp.models import Player, Tournament
-    from webapp.server_cli import upgrade_database
+    from webapp.cli.server import upgrade_database
     from webapp.services import pins as pin_service, rounds
     from webapp.services.results import load_tournament
     from webapp.services.tokens import table_token

@@ -263,7 +263,7 @@ def test_outdated_database_503_names_both_schemas_then_serves(database_url, monk
     assert answer.status_code == 503 and "a8_rulesets" in text and head in text and "listok db upgrade" in text
     assert client.get("/t/1/standings").status_code == 503  # Tournament's new column is missing
     assert client.get("/healthz").status_code == 503
-    from webapp.server_cli import upgrade_database
+    from webapp.cli.server import upgrade_database
 
     assert upgrade_database(app) == f"database schema up to date ({head}; upgraded from a8_rulesets)"
     assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200
@@ -306,7 +306,7 @@ def _demo_app(url: str, instance: Path, env: str = ""):
 
 
 def test_demo_refusal_criterion(tmp_path, monkeypatch):
-    from webapp.server_cli import demo_refusal
+    from webapp.cli.server import demo_refusal
 
     monkeypatch.delenv("LISTOK_ENV", raising=False)
     inst = tmp_path / "instance"

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from webapp.cli import main
 from webapp.http.venue import offline_mode
-from webapp.venue_https import caddyfile
+from webapp.cli.https_config import caddyfile
 
 LISTOK = Path(sys.executable).with_name("listok")
 

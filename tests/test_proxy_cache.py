@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from tests.test_https_venue import free_port, self_signed
 from webapp.cli import main
-from webapp.proxy_config import nginx_main, nginx_site
+from webapp.cli.proxy_config import nginx_main, nginx_site
 
 
 class Counted:

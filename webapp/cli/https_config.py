@@ -17,8 +17,8 @@ from pathlib import Path
 
 import click
 
-from .cli_base import BadInput
-from .http.venue import is_local_host
+from ..http.venue import is_local_host
+from .base import BadInput
 
 HOSTNAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import click
 
-from .cli_base import BadInput
+from .base import BadInput
 
-from .venue_https import HOSTNAME, _check_certificate, _upstream, public_url
+from .https_config import HOSTNAME, _check_certificate, _upstream, public_url
 
 ZONE = "listok"
 
