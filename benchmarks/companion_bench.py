@@ -97,7 +97,7 @@ def round_change(url: str, tid: int):
         from webapp.extensions import db
         from webapp.models import Tournament
         from webapp.services import rounds
-        from webapp.simulate import table_sums
+        from webapp.demo.simulate import table_sums
 
         t0 = time.perf_counter()
         app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": venue.SECRET})

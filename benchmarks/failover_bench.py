@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import venue  # noqa: E402
 from benchmarks.sync_bench import CONFIRMED, setup  # noqa: E402
 from tests.browser.netproxy import FlakyProxy  # noqa: E402
-from webapp import create_app, replica  # noqa: E402
+from webapp import create_app  # noqa: E402
+from webapp.serve import replica  # noqa: E402
 from webapp.config import generated_key  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 

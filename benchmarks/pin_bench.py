@@ -27,7 +27,7 @@ from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Tournament  # noqa: E402
 from webapp.services import pins, rounds  # noqa: E402
 from webapp.services.tokens import table_token  # noqa: E402
-from webapp.simulate import make_players  # noqa: E402
+from webapp.demo.simulate import make_players  # noqa: E402
 from webapp.sync.protocol import Content  # noqa: E402
 
 SUMS = (1450, 1000, 550)

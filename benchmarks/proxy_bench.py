@@ -4,7 +4,7 @@
                                                [--players 420] [--database-url URL]
 
 One server, as a federation that also hosts a venue runs it: gunicorn with 4 workers
-(webapp/gunicorn_conf.py, LISTOK_ROLE=federation) on PostgreSQL (--database-url or
+(webapp/serve/gunicorn_conf.py, LISTOK_ROLE=federation) on PostgreSQL (--database-url or
 TEST_DATABASE_URL; else SQLite), holding a tournament of `players`
 (rounds 1-2 closed, round 3 running) and a season of 6 finished tournaments. Debian's
 nginx runs the site `listok proxy-config --plain` writes, in front of it.
@@ -57,7 +57,7 @@ class Nginx:
         from click.testing import CliRunner
 
         from webapp.cli import main
-        from webapp.proxy_config import nginx_main
+        from webapp.cli.proxy_config import nginx_main
 
         self.port = venue.free_port()
         self.folder = folder

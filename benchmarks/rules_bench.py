@@ -28,7 +28,7 @@ from webapp.rules.report import standings_report  # noqa: E402
 from webapp.rules.seating import draw  # noqa: E402
 from webapp.rules.season import ratings, season_table  # noqa: E402
 from webapp.rules.standings import standings  # noqa: E402
-from webapp.simulate import make_players, play_tournament  # noqa: E402
+from webapp.demo.simulate import make_players, play_tournament  # noqa: E402
 
 
 def timed(fn, repeat):
@@ -110,7 +110,7 @@ def main() -> None:
 
 def other_ruleset(code: str, n: int, repeat: int) -> None:
     """Standings + draw per round for a rule set of RULES.md §2 (tables of 3 and 4)."""
-    from webapp.simulate_rulesets import play, players as ruleset_players
+    from webapp.demo.simulate_rulesets import play, players as ruleset_players
 
     t = play(Tournament(ruleset_players(n, seed=7), ruleset=code, name="Bench", extra={"seed": 7}), seed=7)
     print(f"\n{code}: {n} players, {len(t.rounds)} rounds, tables per round {[len(r.tables) for r in t.rounds]}")

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/season_bench.py [--players 420] [--tournaments 12] [--repeat 50]
 
-Builds the tournament files with the engine (webapp/simulate.py), stores them in a
+Builds the tournament files with the engine (webapp/demo/simulate.py), stores them in a
 federation server's season (SQLite in a temporary folder, or DATABASE_URL), and times
 in process (the app's test client, no network) the season table page cold (the first
 request after a tournament arrived: the season tables computed and rendered), warm
@@ -44,7 +44,7 @@ def main() -> None:
     from webapp.models import Federation, Season, Venue
     from webapp.rules import exchange
     from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     folder = tempfile.mkdtemp()
     url = os.environ.get("DATABASE_URL") or f"sqlite:///{folder}/federation.db"

@@ -37,10 +37,10 @@ from tests.pgschema import temporary_schema  # noqa: E402
 from webapp import create_app  # noqa: E402
 from webapp.extensions import db  # noqa: E402
 from webapp.models import Player, Tournament, User  # noqa: E402
-from webapp.server_cli import freeze_startup_objects  # noqa: E402
+from webapp.cli.server import freeze_startup_objects  # noqa: E402
 from webapp.services import rounds  # noqa: E402
 from webapp.services.loaders import load_tournament  # noqa: E402
-from webapp.simulate import make_players, table_sums  # noqa: E402
+from webapp.demo.simulate import make_players, table_sums  # noqa: E402
 
 
 def ms(s: float) -> str:

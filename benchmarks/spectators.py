@@ -7,7 +7,7 @@ A venue of 420 players (rounds 1 and 2 closed, round 3 being played) is made
 through the services; the server is a process of its own: `listok serve`
 (waitress, one process) on SQLite and on PostgreSQL, and with
 --database-url or TEST_DATABASE_URL also gunicorn with 4 workers
-(webapp/gunicorn_conf.py) on PostgreSQL. For each page, `clients` threads ask
+(webapp/serve/gunicorn_conf.py) on PostgreSQL. For each page, `clients` threads ask
 it back to back for `seconds` (loopback only, then it stops): requests/s, p99,
 and the server's CPU per request (from /proc, all workers) — as a plain GET
 (a visitor without a cache) and as a revalidation with the ETag the page gave
@@ -116,7 +116,7 @@ def main() -> None:
     if args.database_url:
         with temporary_schema(args.database_url, "bench") as url:
             run(url, "PostgreSQL", args.players, args.seconds, args.clients,
-                (Path(venue.ROOT) / "webapp" / "gunicorn_conf.py").exists())
+                (Path(venue.ROOT) / "webapp" / "serve" / "gunicorn_conf.py").exists())
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ the bare app, the server's CPU per sheet (from /proc), the CPU of a replay
 against a bare POST's, the readers' p50/p95 during the burst, and the
 server's RSS before and after the burst. --pins proofs: sheets signed online
 (PIN proofs instead of PINs). --workers N: both servers, listok and the bare
-app, under gunicorn (webapp/gunicorn_conf.py) with N workers and the same
+app, under gunicorn (webapp/serve/gunicorn_conf.py) with N workers and the same
 threads, the deployment for PostgreSQL (docs/DEPLOY.md).
 
 Then the table page's transferred size in Debian's chromium at 360 px (bytes
@@ -72,7 +72,7 @@ from webapp.models import Player, Round, Sheet, Submission, Tournament  # noqa: 
 from webapp.services import rounds  # noqa: E402
 from webapp.services.pins import pin_proof  # noqa: E402
 from webapp.services.tokens import table_token  # noqa: E402
-from webapp.simulate import make_players, table_sums  # noqa: E402
+from webapp.demo.simulate import make_players, table_sums  # noqa: E402
 from webapp.sync.protocol import Content  # noqa: E402
 
 CONFIRMED = {"accepted", "needs-referee", "dispute"}
@@ -330,7 +330,7 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
             + ", 3 per sheet")
     tput, bare_tput = len(ok) / run["served"], len(bare_run["ok"]) / bare_run["served"]
     print(f"\n[{label}] {n} phones, {drop:.0%} of sheet answers lost after the server answered ({pins}); "
-          "server: " + (f"gunicorn (webapp/gunicorn_conf.py) --workers {workers} --threads {threads}, the bare "
+          "server: " + (f"gunicorn (webapp/serve/gunicorn_conf.py) --workers {workers} --threads {threads}, the bare "
                         "app under the same configuration" if workers else
                         f"listok serve --threads {threads}, a process of its own"))
     print(f"  sheets stored        {n_stored:6d}   (must be {n * len(pairs)}: {len(pairs)} bursts)")

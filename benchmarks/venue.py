@@ -83,11 +83,11 @@ def make_venue(url: str, n_players: int, *, seed: int = 11, closed_rounds: int =
     from webapp import create_app
     from webapp.extensions import db
     from webapp.models import Player, Tournament
-    from webapp.server_cli import upgrade_database
+    from webapp.cli.server import upgrade_database
     from webapp.services import pins as pin_service, rounds
     from webapp.services.loaders import load_tournament
     from webapp.services.tokens import table_token
-    from webapp.simulate import make_players, table_sums
+    from webapp.demo.simulate import make_players, table_sums
     from webapp.sync.protocol import Content
     from sqlalchemy import text
 
@@ -160,7 +160,7 @@ def make_venue(url: str, n_players: int, *, seed: int = 11, closed_rounds: int =
 class ServerProcess:
     """`kind`: 'listok' (`listok serve --threads N`, as the README runs it),
     'bare' (benchmarks/bare_app.py under the same waitress, same threads) or
-    'gunicorn' (webapp/gunicorn_conf.py with `workers` workers) or 'bare-gunicorn' (the bare app under
+    'gunicorn' (webapp/serve/gunicorn_conf.py with `workers` workers) or 'bare-gunicorn' (the bare app under
     that same configuration)."""
 
     def __init__(self, kind: str, url: str, *, threads: int = 8, workers: int = 1, extra_env: dict | None = None):
@@ -178,7 +178,7 @@ class ServerProcess:
                     "--threads", str(self.threads)]
         if self.kind in ("gunicorn", "bare-gunicorn"):
             app = "webapp:create_app()" if self.kind == "gunicorn" else "benchmarks.bare_app:app_from_env()"
-            return [PYTHON, "-m", "gunicorn", "-c", "python:webapp.gunicorn_conf",
+            return [PYTHON, "-m", "gunicorn", "-c", "python:webapp.serve.gunicorn_conf",
                     "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
                     "--threads", str(self.threads), app]
         raise ValueError(self.kind)

@@ -31,7 +31,7 @@ from webapp.extensions import db  # noqa: E402
 from webapp.models import AuditEntry, Player, Sheet, Tournament  # noqa: E402
 from webapp.services import rounds  # noqa: E402
 from webapp.services.loaders import load_tournament  # noqa: E402
-from webapp.simulate import make_players, table_sums  # noqa: E402
+from webapp.demo.simulate import make_players, table_sums  # noqa: E402
 
 
 def build(app, n_players: int) -> int:

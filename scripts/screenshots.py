@@ -38,7 +38,7 @@ def serve_demo(db_path: Path):
     from werkzeug.serving import make_server
 
     from webapp import create_app
-    from webapp.demo import create_demo
+    from webapp.demo.seed import create_demo
     from webapp.extensions import db
 
     app = create_app({"SECRET_KEY": "screenshots", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{db_path}",
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
 def companion_shots(browser, server, url: str, tid: int, out: Path) -> None:
     """A player's "my tournament" (opened by the personal link, as its QR code on the PIN slip
     would) in Slovak and Russian; a table's call reaching the referee, and the table seeing it taken."""
-    from webapp.demo import DEMO_REFEREE
+    from webapp.demo.seed import DEMO_REFEREE
     from webapp.extensions import db
     from webapp.models import Round
     from webapp.services import companion

@@ -52,7 +52,7 @@ def make_tournament(app, n_players=27, checked_in=True, seed=3, name="SEM 5 - Po
     from datetime import date
 
     from webapp.models import Player, Tournament
-    from webapp.simulate import make_players
+    from webapp.demo.simulate import make_players
 
     with app.app_context():
         t = Tournament(name=name, date=date(2026, 3, 14), venue="Poprad", ruleset="sem")
@@ -70,7 +70,7 @@ def play_round(app, tid, seed=1, close=True) -> int:
 
     from webapp.models import Tournament
     from webapp.services import rounds
-    from webapp.simulate import table_sums
+    from webapp.demo.simulate import table_sums
 
     rng = random.Random(seed)
     with app.app_context():
@@ -198,8 +198,8 @@ def stored_cases(app, *, kind=None, status=None) -> list:
 def forget_rendered_pages() -> None:
     """Drop every page, slide and shared computation this process keeps for the public pages
     (a new public version misses them all anyway): the next request renders afresh."""
-    from webapp import caching
-    from webapp.services.cache import VersionedCache
+    from webapp.http import caching
+    from webapp.http.cache import VersionedCache
     from webapp.views import shared
     from webapp.views.public import projector, standings
 
@@ -273,7 +273,7 @@ def make_season(app, tournaments: int = 2, players: int = 27, *, seed: int = 3) 
     from webapp.models import Federation, Season, Venue
     from webapp.rules import exchange
     from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     pool = make_players(players + tournaments, seed=seed)
     with app.app_context():

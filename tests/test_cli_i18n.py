@@ -8,7 +8,8 @@ import socket
 import pytest
 from click.testing import CliRunner
 
-from webapp.cli import cli_locale, main
+from webapp.cli import main
+from webapp.cli.base import cli_locale
 
 KEY = "cli-i18n-test-secret-0123456789abcdef"
 

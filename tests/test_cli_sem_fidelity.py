@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from webapp.cli import main
 from webapp.rules.exchange import dump
 from webapp.rules.model import Event
-from webapp.simulate import make_players, play_tournament
+from webapp.demo.simulate import make_players, play_tournament
 
 from tests.rules.builders import players, tournament
 

@@ -39,7 +39,7 @@ def test_import_then_export_round_trip(app, runner, tmp_path):
 
 
 def test_round_trip_of_a_finished_tournament_with_events_and_corrections(app, runner, tmp_path):
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     rt = play_tournament(make_players(30, seed=11, clubs=3), seed=11, name="SEM 9 - Levice", date="2026-06-06")
     d = exchange.to_dict(rt)
@@ -93,7 +93,7 @@ def test_missing_file_and_unknown_tournament(app, runner, tmp_path):
 def test_standalone_listok_uses_the_configured_database(tmp_path, monkeypatch):
     """`listok import` without Flask's CLI: the app comes from the environment,
     and a database without tables is brought up to date first."""
-    import webapp.server_cli
+    import webapp.cli.server
 
     upgraded = []
 
@@ -102,7 +102,7 @@ def test_standalone_listok_uses_the_configured_database(tmp_path, monkeypatch):
         with app.app_context():
             db.create_all()
 
-    monkeypatch.setattr(webapp.server_cli, "upgrade_database", upgrade)
+    monkeypatch.setattr(webapp.cli.server, "upgrade_database", upgrade)
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'venue.db'}", "LISTOK_SECRET_KEY": "cli-test"}
     runner = CliRunner()
     result = runner.invoke(main, ["import", str(WORKED)], env=env)

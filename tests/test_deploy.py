@@ -1,5 +1,5 @@
 """A real deployment — `listok db upgrade` as a deploy step, gunicorn
-with several workers (webapp/gunicorn_conf.py), `listok serve --threads`, and
+with several workers (webapp/serve/gunicorn_conf.py), `listok serve --threads`, and
 translations compiled into the wheel at build time (setup.py)."""
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_gunicorn_config_serves_from_several_workers_after_db_upgrade(database_u
                              capture_output=True, text=True, timeout=120)
     assert upgrade.returncode == 0, upgrade.stderr
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:webapp.gunicorn_conf",
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:webapp.serve.gunicorn_conf",
                              "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
                              "webapp:create_app()"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -248,7 +248,8 @@ def test_fresh_database_behind_waitress_wsgi_app_says_run_db_upgrade(tmp_path):
 def test_outdated_database_503_names_both_schemas_then_serves(database_url, monkeypatch):
     from alembic import command
 
-    from webapp import create_app, schema
+    from webapp import create_app
+    from webapp.db import schema
 
     monkeypatch.setattr(schema, "RECHECK_SECONDS", 0.0)
     app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url})
@@ -262,7 +263,7 @@ def test_outdated_database_503_names_both_schemas_then_serves(database_url, monk
     assert answer.status_code == 503 and "a8_rulesets" in text and head in text and "listok db upgrade" in text
     assert client.get("/t/1/standings").status_code == 503  # Tournament's new column is missing
     assert client.get("/healthz").status_code == 503
-    from webapp.server_cli import upgrade_database
+    from webapp.cli.server import upgrade_database
 
     assert upgrade_database(app) == f"database schema up to date ({head}; upgraded from a8_rulesets)"
     assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200
@@ -305,7 +306,7 @@ def _demo_app(url: str, instance: Path, env: str = ""):
 
 
 def test_demo_refusal_criterion(tmp_path, monkeypatch):
-    from webapp.server_cli import demo_refusal
+    from webapp.cli.server import demo_refusal
 
     monkeypatch.delenv("LISTOK_ENV", raising=False)
     inst = tmp_path / "instance"

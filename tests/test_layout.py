@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-SERVICES = Path(__file__).resolve().parent.parent / "webapp" / "services"
+WEBAPP = Path(__file__).resolve().parent.parent / "webapp"
+SERVICES = WEBAPP / "services"
 ALLOWED_FROM_FLASK = {"current_app"}  # the app's configuration; no request, session, g or abort
 
 
@@ -19,6 +20,12 @@ def flask_names(path: Path) -> set[str]:
         elif isinstance(node, ast.Import) and any(a.name == "flask" for a in node.names):
             names.add("flask")
     return names
+
+
+def test_the_top_level_is_the_app_itself():
+    """Everything else has its package in the import contract's layers (README, "Layout")."""
+    assert sorted(p.stem for p in WEBAPP.glob("*.py")) == ["__init__", "config", "extensions", "factory", "i18n",
+                                                           "models"]
 
 
 @pytest.mark.parametrize("path", sorted(SERVICES.glob("*.py")), ids=lambda p: p.name)

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from tests.test_https_venue import free_port, self_signed
 from webapp.cli import main
-from webapp.proxy_config import nginx_main, nginx_site
+from webapp.cli.proxy_config import nginx_main, nginx_site
 
 
 class Counted:
@@ -50,7 +50,7 @@ def stack(tmp_path):
     assert shutil.which("nginx"), "nginx is missing: scripts/test installs it (apt-get install nginx)"
     from tests.helpers import served
     from webapp import create_app
-    from webapp.demo import create_demo
+    from webapp.demo.seed import create_demo
     from webapp.extensions import db
 
     app = create_app({"SECRET_KEY": "proxy-test-secret", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'p.db'}",

@@ -125,7 +125,7 @@ class Config:
     BABEL_DEFAULT_TIMEZONE = os.environ.get("LISTOK_TIMEZONE", "Europe/Bratislava")
     # the address phones reach the server at, for the QR codes on printed sheets (empty: this request's host)
     LISTOK_PUBLIC_URL = os.environ.get("LISTOK_PUBLIC_URL", "")
-    SQLALCHEMY_ENGINE_OPTIONS: dict = {}  # PostgreSQL's connections are pinged after a rest (webapp/database.py)
+    SQLALCHEMY_ENGINE_OPTIONS: dict = {}  # PostgreSQL's connections are pinged after a rest (webapp/db/connections.py)
     WTF_CSRF_TIME_LIMIT = None
     SESSION_COOKIE_SAMESITE = "Lax"
     REMEMBER_COOKIE_SAMESITE = "Lax"
@@ -144,11 +144,11 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     # only these peers may say, with X-Forwarded-For/-Proto, who the client is and that it used HTTPS
     values["LISTOK_TRUSTED_PROXIES"] = os.environ.get("LISTOK_TRUSTED_PROXIES", "127.0.0.1,::1")
     values["LISTOK_ENV"] = os.environ.get("LISTOK_ENV", "")
-    # admission control of the phones' writes (webapp/admission.py): at most this many in flight per process,
+    # admission control of the phones' writes (webapp/serve/admission.py): at most this many in flight per process,
     # and none that would wait longer than the budget (seconds) at the recent pace
     values["LISTOK_MAX_WRITES"] = int(os.environ.get("LISTOK_MAX_WRITES") or 0) or None
     values["LISTOK_WRITE_BUDGET"] = float(os.environ.get("LISTOK_WRITE_BUDGET") or 5.0)
-    # the most phone sheets of one tournament written in one transaction (webapp/sync/together.py)
+    # the most phone sheets of one tournament written in one transaction (webapp/serve/together.py)
     values["LISTOK_MAX_TOGETHER"] = int(os.environ.get("LISTOK_MAX_TOGETHER") or 0) or None
     # one codebase, two roles: a venue server, or the federation server (seasons, rosters, cards)
     values["LISTOK_ROLE"] = os.environ.get("LISTOK_ROLE", "venue").strip().lower() or "venue"

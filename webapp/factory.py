@@ -8,14 +8,16 @@ from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
 
-from . import admission, caching, errors, headers, i18n, schema
-from .sync import together
+from . import i18n
+from .http import caching, errors, headers
+from .serve import admission, together
 from .config import instance_override, load_config
-from .database import configure_sqlite, ping_after_rest
+from .db import schema
+from .db.connections import configure_sqlite, ping_after_rest
 from .extensions import babel, csrf, db, htmx, login_manager, migrate
-from .proxies import SecureCookies, TrustedProxyFix
+from .http.proxies import SecureCookies, TrustedProxyFix
 
-MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATIONS = Path(__file__).parent / "db" / "migrations"
 
 
 def build_app(config: dict | None = None) -> Flask:
@@ -76,7 +78,7 @@ def build_app(config: dict | None = None) -> Flask:
         app.register_blueprint(federation.bp)
         app.register_blueprint(federation.api)
         app.register_blueprint(seasons.bp)
-    from . import error_pages
+    from .views import error_pages
 
     error_pages.init_app(app)  # after the blueprints: it takes over their app-wide 404/405
 

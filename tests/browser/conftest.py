@@ -1,6 +1,6 @@
 """Every page a browser test opens watches for Content-Security-Policy
 violations, and the test fails at teardown if there was one: the strict policy
-(webapp/headers.py) must never block anything the pages themselves do.
+(webapp/http/headers.py) must never block anything the pages themselves do.
 
 Browser.new_context / new_page are wrapped for the whole session, so every
 context counts, also one made from `page.context.browser`.

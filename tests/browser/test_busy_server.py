@@ -1,4 +1,4 @@
-"""A busy server answers 503 with Retry-After (webapp/admission.py)
+"""A busy server answers 503 with Retry-After (webapp/serve/admission.py)
 and the phone's outbox waits that long before it sends the sheet again."""
 from __future__ import annotations
 

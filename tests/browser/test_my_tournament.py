@@ -14,7 +14,7 @@ from tests.browser.test_referee import venue  # noqa: F401 (fixture)
 from webapp.extensions import db
 from webapp.models import Round, Tournament
 from webapp.services import rounds
-from webapp.simulate import table_sums
+from webapp.demo.simulate import table_sums
 
 pytestmark = pytest.mark.browser
 

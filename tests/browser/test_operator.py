@@ -23,7 +23,7 @@ from webapp.rules.model import Round as RulesRound, TableResult, Tournament as R
 from webapp.rules.points import administrative_correction
 from webapp.rules.ruleset import get_ruleset
 from webapp.rules.standings import standings
-from webapp.simulate import make_players, table_sums
+from webapp.demo.simulate import make_players, table_sums
 
 pytestmark = pytest.mark.browser
 

@@ -22,7 +22,7 @@ from tests.helpers import issue_pins, make_tournament, make_user, play_round, si
 from webapp.extensions import db
 from webapp.models import Case, Round, Tournament
 from webapp.services import rounds
-from webapp.simulate import table_sums
+from webapp.demo.simulate import table_sums
 
 pytestmark = pytest.mark.browser
 

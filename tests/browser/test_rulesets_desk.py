@@ -25,7 +25,7 @@ from tests.web.test_i18n import english_in, raw_values_in, visible_text
 from webapp.extensions import db
 from webapp.models import Player, Tournament
 from webapp.services import rounds
-from webapp.simulate import make_players
+from webapp.demo.simulate import make_players
 
 pytestmark = pytest.mark.browser
 

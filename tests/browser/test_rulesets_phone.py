@@ -27,7 +27,7 @@ from webapp.extensions import db
 from webapp.models import Player, Round, Tournament
 from webapp.services import rounds
 from webapp.services.tokens import table_token
-from webapp.simulate import make_players
+from webapp.demo.simulate import make_players
 
 pytestmark = pytest.mark.browser
 

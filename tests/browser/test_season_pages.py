@@ -18,7 +18,7 @@ def federation_server(tmp_path):
     from webapp.models import Federation, Season, Venue
     from webapp.rules import exchange
     from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     app = create_app({"SECRET_KEY": "browser-fed", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'fed.db'}",
                       "LISTOK_ROLE": "federation"})

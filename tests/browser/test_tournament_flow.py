@@ -31,7 +31,7 @@ from tests.sync.test_routes import Game
 from webapp.extensions import db
 from webapp.models import Case, Round
 from webapp.services.tokens import table_token
-from webapp.simulate import table_sums
+from webapp.demo.simulate import table_sums
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,7 @@
 """Inconsistent tournament files of SMU, ČSM and Thousand, one inconsistency each.
 
 Each case starts from a consistent tournament (the engine's own draw, played by
-`webapp.simulate_rulesets.play`) and breaks one rule. `CASES` maps a name (the
+`webapp.demo.simulate_rulesets.play`) and breaks one rule. `CASES` maps a name (the
 rule ID first) to a builder returning `(file dict, fragments)`: the file as
 JSON data and the pieces the one-line refusal must contain (round, table,
 start number, rule). The engine, `listok standings`/`draw`, the operator's
@@ -15,7 +15,7 @@ from decimal import Decimal
 from webapp.rules.exchange import dump
 from webapp.rules.model import Tournament
 from webapp.rules.standings import standings
-from webapp.simulate_rulesets import play, players
+from webapp.demo.simulate_rulesets import play, players
 
 
 def played(code: str, n: int, upto: int | None = None, seed: int = 1) -> Tournament:

@@ -14,7 +14,7 @@ from webapp.rules.ruleset import get_ruleset
 from webapp.rules.seating import draw, eligible_field
 from webapp.rules.standings import standings
 from webapp.rules.tables import opponents
-from webapp.simulate_rulesets import players, play, random_table
+from webapp.demo.simulate_rulesets import players, play, random_table
 
 SETTINGS = settings(max_examples=40, deadline=None)
 CODES = ("smu", "csm", "thousand")

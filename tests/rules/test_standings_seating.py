@@ -19,7 +19,7 @@ from webapp.rules.model import Round, Tournament
 from webapp.rules.ruleset import get_ruleset
 from webapp.rules.seating import Draw, draw, eligible_field
 from webapp.rules.standings import standings
-from webapp.simulate_rulesets import players, random_table
+from webapp.demo.simulate_rulesets import players, random_table
 
 
 def seats(d: Draw) -> list[list[int]]:

@@ -13,7 +13,7 @@ from webapp.rules.ruleset import get_ruleset
 from webapp.rules.seating import draw
 from webapp.rules.standings import standings
 from webapp.rules.thousand import bracket
-from webapp.simulate_rulesets import play
+from webapp.demo.simulate_rulesets import play
 
 TH = get_ruleset("thousand")
 

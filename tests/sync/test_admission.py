@@ -1,4 +1,4 @@
-"""Admission control of the phones' writes (webapp/admission.py), on SQLite and PostgreSQL."""
+"""Admission control of the phones' writes (webapp/serve/admission.py), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from sqlalchemy import func, select
@@ -87,7 +87,7 @@ def test_operator_forms_are_never_refused_by_admission_control(app, client):
 def test_retry_after_is_the_ticket_in_whole_seconds_without_float_noise():
     """A ticket 11 s away, computed from the monotonic clock, can come out as 11.000000000000002
     (at 1013.32 s, for one): Retry-After must still say 11, as its retry_after_ms says 11000."""
-    from webapp.admission import Busy
+    from webapp.serve.admission import Busy
 
     now = 1013.32
     wait = (now + 10 + 1.0) - now
@@ -101,7 +101,7 @@ def test_the_pace_is_the_time_between_writes_answered_not_one_thread_s_cpu(monke
     """Six writes in flight that the database's lock lets out one every 30 ms (another worker's turn,
     PostgreSQL) set the pace to 30 ms, however little CPU each used: a ticket counted at the CPU's pace
     sent phones back before their turn. A lone write's pace is its own duration, not the idle time before."""
-    from webapp import admission as adm
+    from webapp.serve import admission as adm
 
     clock = [100.0]
     monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])

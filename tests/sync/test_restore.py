@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from tests.helpers import issue_pins, make_tournament, make_user, open_round, signed_submission
-from webapp import create_app, replica
+from webapp import create_app
+from webapp.serve import replica
 from webapp.cli import main
 from webapp.extensions import db
 from webapp.models import AuditEntry, Sheet, Tournament, User

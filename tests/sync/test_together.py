@@ -1,4 +1,4 @@
-"""Phone sheets written together (webapp/sync/together.py, sheet_submit.submit_together):
+"""Phone sheets written together (webapp/serve/together.py, sheet_submit.submit_together):
 each sheet checked, chained and answered exactly as alone, the transaction's fixed work once."""
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from webapp.extensions import db
 from webapp.models import AuditEntry, Case, PinAttempt, Player, Sheet, Submission, Tournament, utcnow
 from webapp.services import chain, sheet_submit, sheets
 from webapp.services.common import verify_audit_chain
-from webapp.sync import protocol, together as together_module
+from webapp.serve import together as together_module
+from webapp.sync import protocol
 
 URL = "/api/v1/sheets"
 

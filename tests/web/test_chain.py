@@ -290,7 +290,7 @@ def test_a_phone_sheet_s_receipt_is_checked_by_its_insert_and_extended_on_a_coll
                                                                                       runner, monkeypatch):
     """A phone sheet's row goes in with its 8-character receipt only if no other sheet of the
     tournament has it (the INSERT checks, no SELECT before it); when one has, its batch is rolled
-    back (sync/together.py), and alone the row goes in with the 10-character one, which the
+    back (serve/together.py), and alone the row goes in with the 10-character one, which the
     phone's answer and the sheet.phone entry carry too."""
     pins = issue_pins(app, played)
     open_round(app, played)

@@ -57,7 +57,7 @@ def build(app, client) -> int:
     correction approved by the referee, rounds 3-6 played and the standings page shown
     (a published head)."""
     from webapp.services import discipline, rounds
-    from webapp.simulate import table_sums
+    from webapp.demo.simulate import table_sums
     import random
 
     tid = make_tournament(app, 9)

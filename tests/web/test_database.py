@@ -1,11 +1,11 @@
-"""PostgreSQL's pooled connections (webapp/database.py): pinged after a rest, not per request."""
+"""PostgreSQL's pooled connections (webapp/db/connections.py): pinged after a rest, not per request."""
 from __future__ import annotations
 
 import pytest
 from sqlalchemy import create_engine, text
 
 from tests.pgschema import postgresql_url
-from webapp import database
+from webapp.db import connections as database
 from webapp.config import normalise_database_url
 from webapp.extensions import db
 

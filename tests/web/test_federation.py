@@ -20,7 +20,7 @@ from tests.helpers import login, make_user, text
 from webapp.cli import main
 from webapp.rules import exchange
 from webapp.rules.model import Event, Player
-from webapp.simulate import make_players, play_tournament
+from webapp.demo.simulate import make_players, play_tournament
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GUEST = "G-0001"  # plays as a guest in 4 of the 12 tournaments

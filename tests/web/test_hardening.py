@@ -12,7 +12,7 @@ from flask import url_for
 from sqlalchemy import select
 
 from tests.helpers import make_tournament, play_round, text
-from webapp import jsonbody
+from webapp.http import jsonbody
 from webapp.extensions import db
 from webapp.models import Player, Tournament
 from webapp.services import csvsafe

@@ -168,7 +168,7 @@ def venue(app):
     the demo (rounds 1-2 closed just now, round 3 running, a discrepancy report
     and a phone dispute for the referee), and finished."""
     from tests.helpers import issue_pins, make_tournament, play_round, signed_submission
-    from webapp.demo import create_demo
+    from webapp.demo.seed import create_demo
     from webapp.extensions import db
     from webapp.models import Tournament
     from webapp.services import calls, cases, rounds
@@ -260,7 +260,7 @@ def test_every_page_renders_without_english_in_slovak_czech_and_russian(app, ven
     from babel.messages.pofile import read_po
 
     from tests.helpers import login
-    from webapp.demo import DEMO_ADMIN, DEMO_REFEREE
+    from webapp.demo.seed import DEMO_ADMIN, DEMO_REFEREE
 
     root = Path(__file__).resolve().parents[2]
     catalog = read_po((root / f"webapp/translations/{lang}/LC_MESSAGES/messages.po").open("rb"))
@@ -550,7 +550,7 @@ def test_th3_the_win_is_grouped_by_locale_in_the_refusals(app, lang, win):
     """The Thousand's 1000 reads as the page writes numbers, on the page and in the listok command."""
     from flask_babel import force_locale
 
-    from webapp.cli_base import _catalog
+    from webapp.cli.base import _catalog
     from webapp.rules.ruleset import Problem
     from webapp.services.rule_texts import engine_text, problem_text
 

@@ -4,7 +4,7 @@ from alembic.migration import MigrationContext
 
 from webapp import create_app
 from webapp.extensions import db
-from webapp.server_cli import upgrade_database
+from webapp.cli.server import upgrade_database
 
 
 def test_migrations_match_models(database_url):

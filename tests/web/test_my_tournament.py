@@ -26,7 +26,7 @@ def finish_round(app, tid):
     """The round being played: every sheet in, closed."""
     import random
 
-    from webapp.simulate import table_sums
+    from webapp.demo.simulate import table_sums
 
     rng = random.Random(2)
     with app.app_context():

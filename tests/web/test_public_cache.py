@@ -1,4 +1,4 @@
-"""Cacheable public pages (webapp/caching.py) on SQLite and PostgreSQL —
+"""Cacheable public pages (webapp/http/caching.py) on SQLite and PostgreSQL —
 no cookie, session or CSRF token for an anonymous visitor, strong ETags from the
 public version checked before anything is rendered, the running round's phone
 sheets leave the published pages' ETags alone, content-hashed static files."""
@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import (issue_pins, login, make_tournament, make_user, open_round, play_round,
                            postgresql_messages, signed_submission, sql_statements)
-from webapp import caching
+from webapp.http import caching
 from webapp.extensions import db
 from webapp.models import Round, Tournament
 from webapp.services import rounds
@@ -172,7 +172,7 @@ def _versions(app, tid):
 def play_round_close(app, tid):
     import random
 
-    from webapp.simulate import table_sums
+    from webapp.demo.simulate import table_sums
 
     rng = random.Random(9)
     with app.app_context():
@@ -223,7 +223,7 @@ def test_static_files_have_content_hashed_urls_long_max_age_and_content_etags(ap
 
 
 def test_kept_bodies_are_bounded_by_their_size_too():
-    from webapp.services.cache import VersionedCache
+    from webapp.http.cache import VersionedCache
 
     cache = VersionedCache(10, max_bytes=100)
     for k in "abc":

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tests.helpers import make_tournament, play_round, text
-from webapp.services.cache import VersionedCache
+from webapp.http.cache import VersionedCache
 
 
 def test_concurrent_misses_make_the_value_once():
@@ -76,7 +76,7 @@ def test_a_version_bump_alone_reuses_the_rendered_table(app, op):
 
 
 def test_services_import_nothing_from_the_views():
-    """DESIGN.md's layers: views call services, never the other way (the cache class lives in services/cache.py)."""
+    """DESIGN.md's layers: views call services, never the other way (the cache class lives below both, in http/cache.py)."""
     services = Path(__file__).resolve().parents[2] / "webapp" / "services"
     upward = []
     for path in sorted(services.glob("*.py")):

@@ -1,4 +1,4 @@
-"""The operator's dashboard says where the replica stands (webapp/replica.py, operator/_replica.html):
+"""The operator's dashboard says where the replica stands (webapp/serve/replica.py, operator/_replica.html):
 the last copied moment, a warning when it falls behind or stops, nothing without a replica."""
 from __future__ import annotations
 

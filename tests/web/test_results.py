@@ -405,7 +405,7 @@ def test_player_page_seat_results_place_and_chart(app, anon):
     with app.app_context():
         t = db.session.get(Tournament, tid)
         r = t.rounds[1]
-        from webapp.simulate import table_sums
+        from webapp.demo.simulate import table_sums
         import random
 
         rng = random.Random(5)

@@ -291,7 +291,7 @@ def fed_world(database_url):
     from webapp.rules import exchange
     from webapp.rules.model import Event
     from webapp.services import federation as svc
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     app = create_app({"TESTING": True, "SECRET_KEY": "fed-secret", "SQLALCHEMY_DATABASE_URI": database_url,
                       "WTF_CSRF_ENABLED": False, "SERVER_NAME": "localhost", "LISTOK_ROLE": "federation"})

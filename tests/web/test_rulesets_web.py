@@ -19,7 +19,7 @@ from webapp.extensions import db
 from webapp.models import Player, Round, Sheet, Tournament
 from webapp.rules.ruleset import get_ruleset
 from webapp.services import chain_verify, loaders, rounds, standings as standings_service
-from webapp.simulate import make_players
+from webapp.demo.simulate import make_players
 from webapp.sync.protocol import Content
 
 

@@ -477,7 +477,7 @@ def test_results_csv(app, op):
 
 def test_results_csv_of_a_final_tournament_has_tournament_points(app):
     from webapp.services.tournament_file import export_results_csv, import_tournament
-    from webapp.simulate import make_players, play_tournament
+    from webapp.demo.simulate import make_players, play_tournament
 
     rt = play_tournament(make_players(27, seed=5, clubs=4), seed=5, name="Final", date="2026-05-01")
     with app.app_context():
@@ -725,7 +725,7 @@ def test_demo_players_have_pins_from_before_round_1_so_a_phone_sheet_counts(app)
     """The demo issues its players' PINs (1000 + start number) at creation, before round 1: a
     newcomer signing a demo table on a phone gets a counted sheet, not one for the referee."""
     from tests.helpers import signed_submission
-    from webapp.demo import create_demo, demo_notice, demo_pin
+    from webapp.demo.seed import create_demo, demo_notice, demo_pin
     from webapp.services import sheet_submit
     from webapp.sync import protocol
 

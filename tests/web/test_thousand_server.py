@@ -19,7 +19,7 @@ from webapp.rules.report import standings_report
 from webapp.rules.ruleset import get_ruleset
 from webapp.services import desk as desk_service, loaders, rounds, standings
 from webapp.services.engine import rules_tournament
-from webapp.simulate import make_players, table_sums
+from webapp.demo.simulate import make_players, table_sums
 
 
 def _version(app, tid) -> int:

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from sqlalchemy import bindparam, select, update
 
-from ..database import in_write_request
+from ..db.connections import in_write_request
 from ..extensions import db
 from ..models import AuditEntry, PublishedHead, Tournament, entry_canonical, utcnow
 from . import chain_rows
@@ -69,7 +69,7 @@ def publish_head(tid: int, place: str, *, own_transaction: bool = True) -> dict:
         with db.engine.begin() as conn:
             written = _publish_own(conn, tid, seq, h, payload, values)
         if written:
-            from ..caching import published_here
+            from ..http.caching import published_here
             published_here(tid, seq)
         if len(_published) > 10000:  # a long-running server: the table says absent-or-not anyway
             _published.clear()

@@ -25,7 +25,7 @@ from ..models import (ROSTER_STATUSES, Card, Club, Federation, RosterEntry, Seas
 from ..rules import exchange
 from ..rules.report import rating_report, season_report, standings_report
 from ..rules.season import GUEST_LIMIT, chronological, historical_points
-from .cache import VersionedCache
+from ..http.cache import VersionedCache
 from . import rule_texts
 from .common import ServiceError, audit
 

@@ -197,7 +197,7 @@ def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission, retaken: bo
 def early_answer(sub: protocol.Submission) -> tuple[Answer | None, tuple[int, int, int]]:
     """What is answered before any write: a refused token or table (SyncRefusal),
     or the stored answer of a replay, read without the write lock; None when the
-    sheet must be written (admission control counts only those, webapp/admission.py).
+    sheet must be written (admission control counts only those, webapp/serve/admission.py).
     With it, the (tournament, round, table) of the token, read once."""
     place = read_token(sub.token)
     check_for_token(sub.content, *place)
@@ -242,7 +242,7 @@ def submit_together(tid: int, subs: list[protocol.Submission], places: list[tupl
     checked and stored one after another in the caller's transaction, exactly as `submit` would
     one by one, but with the tournament's lock, the tables' read, the players' PIN rows, the
     submissions' and the chain entries' INSERTs, the version bump and the commit once for them all
-    (the round-end burst's group commit; webapp/sync/together.py gathers them). `places`:
+    (the round-end burst's group commit; webapp/serve/together.py gathers them). `places`:
     each sheet's (round, table), from its token, read by the caller (early_answer). Each
     sheet's answer or refusal, in order; a refusal's own writes are a wrong PIN's count, which are
     kept as `submit`'s caller keeps them. The early checks (token, key) are the caller's, done.

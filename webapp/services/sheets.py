@@ -12,7 +12,7 @@ from flask_babel import gettext as _
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import contains_eager
 
-from ..database import read_row
+from ..db.connections import read_row
 from ..extensions import db
 from ..models import Case, Player, Round, RoundTable, Sheet, SheetDraft, Submission as SubmissionRow, Tournament
 from ..sync import protocol

@@ -11,10 +11,11 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException
 
-from .. import admission, jsonbody
+from ..serve import admission, together
+from ..http import jsonbody
 from ..extensions import csrf, db
 from ..services import own_phone, sheet_state, sheet_submit, sheets
-from . import protocol, together
+from . import protocol
 
 bp = Blueprint("sync", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)

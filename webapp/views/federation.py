@@ -9,7 +9,7 @@ from flask_babel import gettext as _, lazy_gettext as _l, ngettext
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
-from .. import jsonbody
+from ..http import jsonbody
 from ..extensions import csrf, db
 from ..models import Card, Federation, RosterEntry, Season, SeasonTournament, Venue
 from ..rules.ruleset import REGISTRY

@@ -16,13 +16,13 @@ from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
-from .. import caching
+from ..http import caching
 from ..extensions import db
 from ..i18n import csv_number
 from ..models import Federation, Season, SeasonTournament
 from ..rules.ruleset import get_ruleset
 from ..services import csvsafe, federation as svc
-from ..services.cache import VersionedCache
+from ..http.cache import VersionedCache
 
 bp = Blueprint("seasons", __name__, url_prefix="/seasons")
 PAGES = VersionedCache(64)

@@ -16,7 +16,7 @@ from ..i18n import round_rule_text
 from ..models import Player, Round, RoundTable, Tournament, utcnow
 from ..rules.ruleset import get_ruleset
 from ..services import chain_heads, companion, loaders, receipts, standings
-from ..services.cache import VersionedCache
+from ..http.cache import VersionedCache
 from ..services.rounds import round_ends_at, round_minutes
 from ..services.tokens import table_token
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flask import current_app, flash, redirect, render_template, request, url_for
-from flask_babel import get_locale, gettext as _
+from flask_babel import gettext as _
 from flask_login import current_user
 
 from ...extensions import db

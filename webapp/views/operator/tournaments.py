@@ -16,7 +16,7 @@ from ...services import access, rounds
 from ...services.common import audit, get_tournament
 from ...services.paper import LANGUAGE_NAMES, language_choices, paper_language
 from ...services.players import checkin_summary
-from ...venue_https import offline_mode, qr_base_url
+from ...http.venue import offline_mode, qr_base_url
 from ..auth import operator_required
 from . import bp
 
@@ -64,7 +64,7 @@ def replica_view():
     from flask import current_app
     from flask_babel import format_time
 
-    from ... import replica
+    from ...serve import replica
 
     st = replica.state(Path(current_app.instance_path))
     if st is None:

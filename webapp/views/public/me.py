@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import current_app, jsonify, render_template, request, url_for
 from flask_babel import gettext as _
 
-from ... import caching
+from ...http import caching
 from ...extensions import csrf, db
 from ...rules.ruleset import get_ruleset
 from ...services import calls as call_service, companion as svc, pins as pin_service, player_page

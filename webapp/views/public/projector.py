@@ -11,7 +11,7 @@ from flask import current_app, render_template, request, url_for
 from flask_babel import get_locale
 from sqlalchemy import func, select
 
-from ... import caching
+from ...http import caching
 from ...extensions import db
 from ...models import RoundTable, Sheet
 
@@ -19,7 +19,7 @@ from ...extensions import htmx
 from ...rules.report import standings_report
 from ...rules.ruleset import get_ruleset
 from ...services import chain_heads
-from ...services.cache import VersionedCache
+from ...http.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
 from ...services.rounds import current_round, tables_in

@@ -6,11 +6,11 @@ from markupsafe import Markup
 
 from sqlalchemy import select
 
-from ... import caching
+from ...http import caching
 from ...extensions import db, htmx
 from ...models import Round, RoundTable, Sheet, Tournament
 from ...services import player_page, rounds as round_service, standings as standings_service
-from ...services.cache import VersionedCache
+from ...http.cache import VersionedCache
 from ...services.common import ServiceError, get_tournament
 from ..shared import hhmm, player_receipts, public_view, standings_table
 from . import bp

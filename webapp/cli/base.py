@@ -34,9 +34,9 @@ def _catalog(locale: str):
         return NullTranslations()
     from pathlib import Path
 
-    from .i18n import compile_catalogs
+    from ..i18n import compile_catalogs
 
-    folder = Path(__file__).parent / "translations"
+    folder = Path(__file__).parent.parent / "translations"
     compile_catalogs(folder)  # a fresh checkout: the .mo files are build output
     return Translations.load(str(folder), [locale], domain="messages")
 

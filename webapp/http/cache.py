@@ -13,7 +13,7 @@ from collections import OrderedDict
 
 class VersionedCache:
     """`max_bytes`: also bound the entries' total size (values whose [1] is bytes, as
-    webapp/caching.py keeps them: (status, body, mimetype))."""
+    webapp/http/caching.py keeps them: (status, body, mimetype))."""
 
     def __init__(self, size: int = 32, max_bytes: int | None = None):
         self.size = size

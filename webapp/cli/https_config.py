@@ -5,7 +5,7 @@ context, so the QR codes must carry an https:// address the phones trust.
 `listok serve`: with a certificate obtained beforehand (a venue laptop, the
 certificate by DNS challenge while it still has internet), or with Caddy's own
 automatic certificates (a hosted server the phones reach over mobile data).
-`offline_mode` tells the dashboard what the phones will get from a QR address.
+What the phones will get from a QR address (the dashboard's verdict) is webapp/http/venue.py.
 """
 from __future__ import annotations
 
@@ -14,39 +14,13 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from urllib.parse import urlparse
 
 import click
 
-from .cli_base import BadInput
+from ..http.venue import is_local_host
+from .base import BadInput
 
 HOSTNAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
-LOCAL_NAMES = ("localhost", "localhost.localdomain")
-
-
-def is_local_host(host: str | None) -> bool:
-    host = (host or "").strip("[]").lower()
-    if host in LOCAL_NAMES or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def offline_mode(url: str) -> dict:
-    """What phones get from QR codes that open `url`: "yes" (https), "no" (plain
-    http on a network address: online only) or "local" (an address only this
-    machine can open)."""
-    parts = urlparse(url)
-    host = parts.hostname or ""
-    if is_local_host(host):
-        verdict = "local"
-    elif parts.scheme == "https":
-        verdict = "yes"
-    else:
-        verdict = "no"
-    return {"verdict": verdict, "url": url, "scheme": parts.scheme, "host": host}
 
 
 def public_url(hostname: str, port: int) -> str:
@@ -177,9 +151,3 @@ def https_config(hostname: str, cert: str | None, key: str | None, port: int, ht
     if not is_local_host(up_host):
         click.echo("Listok runs on another machine: set LISTOK_TRUSTED_PROXIES to this Caddy's address there.")
 
-
-def qr_base_url() -> str:
-    """The address the printed QR codes carry (views/shared.sheet_url): LISTOK_PUBLIC_URL, else this request's."""
-    from flask import current_app, request
-
-    return (current_app.config.get("LISTOK_PUBLIC_URL") or request.host_url).rstrip("/") + "/"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from .rules.model import CENT, Player, Round, TableResult, Tournament
-from .rules.ruleset import get_ruleset
-from .rules.seating import draw
+from ..rules.model import CENT, Player, Round, TableResult, Tournament
+from ..rules.ruleset import get_ruleset
+from ..rules.seating import draw
 
 SURNAMES = (
     "Kučera", "Horváth", "Varga", "Tóth", "Nagy", "Baláž", "Szabó", "Molnár", "Balog", "Lukáč",

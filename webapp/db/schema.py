@@ -60,7 +60,7 @@ def state(app: Flask) -> State:
     """Read in the app context: the database's Alembic revisions and whether it has tables."""
     from sqlalchemy import inspect, text
 
-    from .extensions import db
+    from ..extensions import db
 
     with db.engine.connect() as conn:
         tables = set(inspect(conn).get_table_names())

@@ -33,7 +33,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
 
-from .extensions import db
+from ..extensions import db
 
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BUSY_SECONDS = 15  # PRAGMA busy_timeout, and the in-process writers' wait

@@ -24,11 +24,11 @@ import sys
 
 import click
 
-from .cli_base import BadInput, InternalError, _, _one_line, cli_locale, ngettext
+from .base import BadInput, InternalError, _, _one_line, cli_locale, ngettext
 
 
 def _bad_input_types() -> tuple[type, ...]:
-    from .rules.ruleset import UnknownRuleSet
+    from ..rules.ruleset import UnknownRuleSet
 
     # every error the rules engine raises for input it cannot use is a ValueError
     # (ExchangeError, ReportError, DrawError, NominationError …)
@@ -60,8 +60,8 @@ def engine_line(e) -> str:
     locale = cli_locale()
     if locale == "en":
         return str(e)
-    from .cli_base import _catalog
-    from .services.rule_texts import engine_text
+    from .base import _catalog
+    from ..services.rule_texts import engine_text
 
     return engine_text(e, _catalog(locale), locale)
 
@@ -104,14 +104,14 @@ def _emit(data) -> None:
 
 
 def _load(path: str):
-    from .rules.exchange import load
+    from ..rules.exchange import load
 
     return load(path)
 
 
 def _in_file(path: str, func, *args):
     """Run a report on one file; errors that do not say which file get its name."""
-    from .rules.exchange import ExchangeError
+    from ..rules.exchange import ExchangeError
 
     try:
         return func(*args)
@@ -122,9 +122,9 @@ def _in_file(path: str, func, *args):
 
 
 def _load_final(files) -> list:
-    from .rules.report import require_final
+    from ..rules.report import require_final
 
-    from .rules.consistency import check_season_files
+    from ..rules.consistency import check_season_files
 
     tournaments = []
     for f in files:
@@ -151,7 +151,7 @@ main = listok
 @_guarded
 def standings(file: str, after_round: int | None) -> None:
     """Standings of the tournament in FILE (SEM-B12)."""
-    from .rules.report import standings_report
+    from ..rules.report import standings_report
 
     t = _load(file)
     _emit(_in_file(file, standings_report, t, after_round))
@@ -164,7 +164,7 @@ def standings(file: str, after_round: int | None) -> None:
 @_guarded
 def draw(file: str, round_no: int) -> None:
     """The seating for round N."""
-    from .rules.report import draw_report
+    from ..rules.report import draw_report
 
     t = _load(file)
     _emit(_in_file(file, draw_report, t, round_no))
@@ -179,7 +179,7 @@ def draw(file: str, round_no: int) -> None:
 @_guarded
 def season(files: tuple[str, ...], best: int | None, strike: int | None) -> None:
     """The season tables (SEM-A4, A5; CSM-6 …) from final tournament files of one rule set."""
-    from .rules.report import season_report
+    from ..rules.report import season_report
 
     _emit(season_report(_load_final(files), best, strike))
 
@@ -191,7 +191,7 @@ def season(files: tuple[str, ...], best: int | None, strike: int | None) -> None
 @_guarded
 def rating(files: tuple[str, ...], window: int) -> None:
     """The rating list (SEM-B1) from final tournament files."""
-    from .rules.report import rating_report
+    from ..rules.report import rating_report
 
     _emit(rating_report(_load_final(files), window))
 
@@ -208,7 +208,7 @@ def _server_app():
     if info is not None:
         app = info.load_app()
     else:
-        from . import create_app
+        from .. import create_app
 
         app = create_app()
     from flask_babel import force_locale
@@ -216,10 +216,10 @@ def _server_app():
     with app.app_context(), force_locale(cli_locale()):  # the services' messages in the environment's language
         from sqlalchemy import inspect
 
-        from .extensions import db
+        from ..extensions import db
 
         if not inspect(db.engine).has_table("tournament"):
-            from .server_cli import upgrade_database
+            from .server import upgrade_database
 
             upgrade_database(app)
         yield app
@@ -245,8 +245,8 @@ def import_file(file: str, replace: bool) -> None:
         raise BadInput(_one_line(_("%(file)s: cannot read the file (%(why)s)", file=file,
                                     why=e.strerror or e))) from None
     with _server_app():
-        from .extensions import db
-        from .services.tournament_file import import_tournament
+        from ..extensions import db
+        from ..services.tournament_file import import_tournament
 
         try:
             t = import_tournament(data, file, "listok import", replace=replace)
@@ -256,7 +256,7 @@ def import_file(file: str, replace: bool) -> None:
             raise
         from sqlalchemy import select
 
-        from .models import Tournament
+        from ..models import Tournament
 
         for old in db.session.scalars(select(Tournament.id).where(Tournament.replaced_by_id == t.id)):
             click.echo("listok: " + _("tournament %(old)s is replaced by tournament %(new)s (chain entry "
@@ -271,9 +271,9 @@ def import_file(file: str, replace: bool) -> None:
 def export_file(tournament_id: int, output: str | None) -> None:
     """Write tournament ID from the venue server's database as a tournament file."""
     with _server_app():
-        from .extensions import db
-        from .models import Tournament
-        from .services.tournament_file import export_tournament
+        from ..extensions import db
+        from ..models import Tournament
+        from ..services.tournament_file import export_tournament
 
         t = db.session.get(Tournament, tournament_id)
         if t is None:
@@ -302,7 +302,7 @@ def verify(tournament_id: int | None, heads: tuple[str, ...]) -> None:
     chain, the chain against every head published, and every account's row against
     its MAC (docs/SECURITY.md). A restore the chain records is named, with the sheets
     the phones sent again after it."""
-    from .services.chain_verify import parse_head
+    from ..services.chain_verify import parse_head
 
     parsed = []
     for text in heads:
@@ -314,8 +314,8 @@ def verify(tournament_id: int | None, heads: tuple[str, ...]) -> None:
     if parsed and tournament_id is None:
         raise BadInput(_("--head needs --tournament: a head belongs to one tournament's chain"))
     with _server_app():
-        from .services.accounts import tampered
-        from .services.chain_verify import verify_all
+        from ..services.accounts import tampered
+        from ..services.chain_verify import verify_all
 
         verdicts = verify_all(tournament_id, tuple(parsed))
         if tournament_id is not None and not verdicts:
@@ -354,9 +354,9 @@ def push(tournament_id: int, url: str, token: str, insecure: bool) -> None:
     The token goes to an https:// address only and never follows a redirect."""
     _warn_insecure(url, insecure)
     with _server_app():
-        from .extensions import db
-        from .models import Tournament
-        from .services.venue_season import push as push_tournament
+        from ..extensions import db
+        from ..models import Tournament
+        from ..services.venue_season import push as push_tournament
 
         t = db.session.get(Tournament, tournament_id)
         if t is None:
@@ -391,8 +391,8 @@ def season_download(url: str, season_id: int, token: str, path: str | None, inse
     if not path:
         _warn_insecure(url, insecure)
     with _server_app():
-        from .extensions import db
-        from .services.venue_season import fetch_season, import_season
+        from ..extensions import db
+        from ..services.venue_season import fetch_season, import_season
 
         if path:
             try:
@@ -412,13 +412,10 @@ def season_download(url: str, season_id: int, token: str, path: str | None, inse
 
 
 def _add_server_commands() -> None:
-    from .server_cli import COMMANDS  # only click at import time, like this module
+    from .server import COMMANDS  # only click at import time, like this module
 
     for command in COMMANDS:
         listok.add_command(command)
 
 
 _add_server_commands()
-
-if __name__ == "__main__":
-    main()

@@ -1,19 +1,19 @@
 """`listok` commands that need the venue server's database: serve, demo,
-create-user. Imported lazily by webapp.cli so the computing commands stay fast."""
+create-user. Imported lazily by cli/main.py so the computing commands stay fast."""
 from __future__ import annotations
 
 import gc
 
 import click
 
-from .cli_base import BadInput, _
+from .base import BadInput, _
 
 
 def _app():
     """The app, or one line on stderr and exit status 2 when it must not start
     (production mode without DATABASE_URL or a usable secret key)."""
-    from . import create_app
-    from .config import ConfigError
+    from .. import create_app
+    from ..config import ConfigError
 
     try:
         return create_app()
@@ -34,7 +34,7 @@ def freeze_startup_objects() -> None:
 def upgrade_database(app) -> str:
     """Bring the schema up to date (Alembic, quietly), creating it on a fresh database;
     one line that says where it stands."""
-    from . import schema
+    from ..db import schema
 
     before, after = schema.upgrade(app)
     head = ", ".join(after.heads)
@@ -64,9 +64,9 @@ def create_user(username: str, role: str, venue_name: str | None, federation_cod
     --tournament, or the admin's page /admin/, or create the tournament as that operator."""
     from sqlalchemy import select
 
-    from .extensions import db
-    from .models import Federation, Tournament, User, Venue
-    from .services import access
+    from ..extensions import db
+    from ..models import Federation, Tournament, User, Venue
+    from ..services import access
 
     if len(password) < 8:
         raise click.BadParameter("use at least 8 characters", param_hint="password")
@@ -117,7 +117,7 @@ def demo_refusal(app, force: str | None) -> str | None:
 
     from sqlalchemy.engine import make_url
 
-    from .config import production
+    from ..config import production
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     name = url.database or ""
@@ -139,7 +139,7 @@ def demo_refusal(app, force: str | None) -> str | None:
 
 
 def demo_accounts_line() -> str:
-    from .demo import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
+    from ..demo.seed import DEMO_ADMIN, DEMO_LOGIN, DEMO_REFEREE
 
     return _("sign in as %(operator)s (operator), %(referee)s (referee), %(admin)s (admin)",
               **{k: f"'{u}' / '{pw}'" for k, (u, pw) in
@@ -160,7 +160,7 @@ def _refuse_demo_unless(app, force: str | None) -> None:
 def demo(players: int, force: str | None) -> None:
     """Create a demo tournament (played up to round 3) and demo accounts (operator,
     referee, admin, with published passwords: only in the venue laptop's SQLite unless --force)."""
-    from .demo import create_demo, demo_pins_line
+    from ..demo.seed import create_demo, demo_pins_line
 
     app = _app()
     _refuse_demo_unless(app, force)
@@ -176,8 +176,6 @@ def _bind(app, host: str, port: int, threads: int):
     import errno
 
     from waitress import create_server
-
-    from .cli import BadInput
 
     admission = app.extensions.get("admission")
     if admission is not None and not app.config.get("LISTOK_MAX_WRITES"):
@@ -213,14 +211,12 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
     if with_demo:
         _refuse_demo_unless(app, force)
     if replica_dest and not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
-        from .cli import BadInput
-
         raise BadInput(_("--replica copies the venue laptop's SQLite database; PostgreSQL has its own replicas "
                           "(docs/DEPLOY.md, PostgreSQL)"))
     server = _bind(app, host, port, threads)
     click.echo(upgrade_database(app))
     if with_demo:
-        from .demo import create_demo, demo_pins_line, has_demo
+        from ..demo.seed import create_demo, demo_pins_line, has_demo
 
         with app.app_context():
             if not has_demo():
@@ -238,7 +234,7 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
     else:  # a replica.json of an earlier --replica run must not warn on the dashboard of this one
         from pathlib import Path
 
-        from .replica import STATE
+        from ..serve.replica import STATE
 
         supervisor = None
         (Path(app.instance_path) / STATE).unlink(missing_ok=True)
@@ -251,12 +247,11 @@ def serve(host: str, port: int, with_demo: bool, force: str | None, threads: int
 
 
 def _start_replica(app, dest: str):
-    """Litestream beside the server (webapp/replica.py), or one line and exit status 2."""
+    """Litestream beside the server (webapp/serve/replica.py), or one line and exit status 2."""
     import signal
     from pathlib import Path
 
-    from . import replica
-    from .cli import BadInput
+    from ..serve import replica
 
     try:
         supervisor = replica.Supervisor(Path(app.instance_path), dest, log=lambda line: click.echo(line, err=True))
@@ -283,8 +278,7 @@ def restore(source: str | None, promoted: bool, force: bool) -> None:
     head the copy goes on). Everyone signs in again; the phones send again what the copy lacks."""
     import os
 
-    from . import replica
-    from .cli import BadInput
+    from ..serve import replica
 
     if promoted == bool(source):
         raise BadInput(_("give --from DEST (the SQLite replica) or --promoted (a PostgreSQL database already "
@@ -293,7 +287,7 @@ def restore(source: str | None, promoted: bool, force: bool) -> None:
         if os.environ.get("DATABASE_URL", "").strip():
             raise BadInput(_("--from restores the venue laptop's SQLite into instance/; DATABASE_URL is set: "
                               "for PostgreSQL recover the database first, then use --promoted"))
-        from .config import default_instance
+        from ..config import default_instance
 
         instance = default_instance()
         try:
@@ -306,12 +300,12 @@ def restore(source: str | None, promoted: bool, force: bool) -> None:
         raise BadInput(_("--promoted is for PostgreSQL (DATABASE_URL): the venue laptop's SQLite comes back "
                           "with --from DEST"))
     click.echo(upgrade_database(app))
-    from .services import restore as restored
+    from ..services import restore as restored
 
     with app.app_context():
         ended = restored.record(source or "promoted PostgreSQL", "listok restore",
                                 "sqlite" if source else "postgresql")
-    from .services.chain import head_label
+    from ..services.chain import head_label
 
     for tid, seq, head in ended:
         click.echo(_("tournament %(id)s: the copy ends at %(head)s; the restore is recorded after it",
@@ -343,7 +337,7 @@ def db_current() -> None:
 def _schema_head(app) -> str:
     from sqlalchemy import inspect, text
 
-    from .extensions import db
+    from ..extensions import db
 
     with app.app_context():
         if not inspect(db.engine).has_table("alembic_version"):
@@ -353,6 +347,6 @@ def _schema_head(app) -> str:
 
 
 from .proxy_config import proxy_config  # noqa: E402 - only click and the standard library
-from .venue_https import https_config  # noqa: E402
+from .https_config import https_config  # noqa: E402
 
 COMMANDS = (create_user, demo, serve, restore, https_config, proxy_config, db_group)

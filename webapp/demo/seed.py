@@ -7,9 +7,9 @@ from datetime import date
 
 from sqlalchemy import select
 
-from .extensions import db
-from .models import Player, Tournament, User
-from .services import access, pins, rounds
+from ..extensions import db
+from ..models import Player, Tournament, User
+from ..services import access, pins, rounds
 from .simulate import make_players, table_sums
 
 DEMO_NAME = "SEM Demo - Poprad"

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import click
 
-from .cli_base import BadInput
+from .base import BadInput
 
-from .venue_https import HOSTNAME, _check_certificate, _upstream, public_url
+from .https_config import HOSTNAME, _check_certificate, _upstream, public_url
 
 ZONE = "listok"
 
@@ -184,7 +184,7 @@ def proxy_config(hostname: str, cert: str | None, key: str | None, port: int, ht
         click.echo(f"LISTOK_PUBLIC_URL={public_url(hostname, port)}")
         click.echo("")
         click.echo("1. The app (docs/DEPLOY.md, \"Many workers\"):")
-        click.echo(f"     listok db upgrade && LISTOK_BIND={ups[0]} gunicorn -c python:webapp.gunicorn_conf "
+        click.echo(f"     listok db upgrade && LISTOK_BIND={ups[0]} gunicorn -c python:webapp.serve.gunicorn_conf "
                    "'webapp:create_app()'")
     click.echo("2. nginx (Debian: sudo apt-get install nginx):")
     click.echo(f"     sudo mkdir -p {cache_dir} && sudo chown www-data {cache_dir}")

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 from flask import current_app, jsonify
 
-# per process; `listok serve` uses its threads less 2, gunicorn (deploy/gunicorn.conf.py) the same per worker
+# per process; `listok serve` uses its threads less 2, gunicorn (gunicorn_conf.py) the same per worker
 DEFAULT_MAX_WRITES = 16
 DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
 

@@ -9,8 +9,8 @@ from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError, NotFound
 
-from .errors import _back
-from .services.common import NotFoundError
+from ..http.errors import _back
+from ..services.common import NotFoundError
 
 
 def _texts(e: HTTPException) -> tuple[str, str]:
@@ -31,7 +31,7 @@ def _texts(e: HTTPException) -> tuple[str, str]:
 
 def page(e: HTTPException):
     if request.path.startswith("/api/"):
-        from .sync.routes import http_error
+        from ..sync.routes import http_error
 
         return http_error(e)
     title, message = _texts(e)

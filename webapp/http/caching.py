@@ -27,10 +27,10 @@ from flask.sessions import SecureCookieSessionInterface
 from flask_babel import get_locale
 from sqlalchemy import bindparam, select
 
-from . import i18n
-from .database import read_row
-from .models import Tournament
-from .services.cache import VersionedCache
+from .. import i18n
+from ..db.connections import read_row
+from ..models import Tournament
+from .cache import VersionedCache
 
 YEAR = 365 * 24 * 3600
 BODIES = VersionedCache(256, max_bytes=24 * 1024 * 1024)  # a 420-player standings page is 300 KB

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from .rules.model import CENT, Player, PremiumGame, Round, TableResult, Tournament
-from .rules.ruleset import get_ruleset
-from .rules.seating import draw
+from ..rules.model import CENT, Player, PremiumGame, Round, TableResult, Tournament
+from ..rules.ruleset import get_ruleset
+from ..rules.seating import draw
 
 GAMES = ("100 a sedma", "betl", "durch", "dvě sedmy", "sto")
 THOUSAND_SCORES = (-120, -40, -5, 0, 85, 215, 380, 435, 440, 560, 705, 875, 880)

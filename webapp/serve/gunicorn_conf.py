@@ -2,7 +2,7 @@
 (docs/DEPLOY.md, "Many workers"):
 
     listok db upgrade                      # the schema first: workers never migrate
-    gunicorn -c python:webapp.gunicorn_conf 'webapp:create_app()'
+    gunicorn -c python:webapp.serve.gunicorn_conf 'webapp:create_app()'
 
 Environment: DATABASE_URL (PostgreSQL), LISTOK_SECRET_KEY or
 LISTOK_SECRET_KEY_FILE (the same on every worker and machine), LISTOK_BIND
