@@ -19,7 +19,8 @@ How the tests stay apart while sharing one app:
 - A test asking for `database_url` gets an empty database of its own (a SQLite
   file in tmp_path, a fresh PostgreSQL schema), as tests of migrations or of a
   second server process need; if it asks for `app` as well, that app is built
-  for it alone on that database, as before.
+  for it alone on that database, as before; so is a test marked `own_app`
+  (one that adds a route: Flask allows that only before the first request).
 - A test needing another config (a federation server, a live server) builds its
   own app with create_app.
 """
@@ -170,8 +171,9 @@ def shared_apps(tmp_path_factory):
 
 @pytest.fixture
 def app(request, backend, shared_apps, tmp_path):
-    if "database_url" in request.fixturenames:
-        # the test works on this database with a second app or engine of its own: the app goes with it
+    if "database_url" in request.fixturenames or request.node.get_closest_marker("own_app"):
+        # the test works on this database with a second app or engine of its own, or changes the app's
+        # routes: an app for it alone
         app = _new_app(request.getfixturevalue("database_url"))
         yield app
         _close(app)

@@ -392,6 +392,7 @@ def test_rule_set_title_on_english_and_russian_pages(app):
 
 @pytest.mark.parametrize("lang, title", [("sk", "Niečo sa pokazilo"), ("cs", "Něco se pokazilo"),
                                          ("en", "Something went wrong"), ("ru", "Что-то пошло не так")])
+@pytest.mark.own_app
 def test_the_500_page_is_in_the_visitors_language(app, lang, title):
     app.config["PROPAGATE_EXCEPTIONS"] = False
 
