@@ -32,10 +32,34 @@ NO_POSTGRESQL = ("this test needs PostgreSQL: set TEST_DATABASE_URL (e.g. postgr
 
 
 def postgresql_url() -> str:
-    """TEST_DATABASE_URL, or the test is skipped saying what to set."""
+    """TEST_DATABASE_URL, or the test is skipped saying what to set; a URL no server
+    answers at fails the test saying so (once per process, then at once)."""
     url = os.environ.get("TEST_DATABASE_URL")
     if not url:
         import pytest
 
         pytest.skip(NO_POSTGRESQL)
+    if url not in _answered:
+        _answered[url] = _unreachable(url)
+    if _answered[url]:
+        import pytest
+
+        pytest.fail(_answered[url], pytrace=False)
     return url
+
+
+_answered: dict[str, str] = {}  # URL -> why no server answers there ("" when one does)
+
+
+def _unreachable(url: str) -> str:
+    from sqlalchemy.exc import OperationalError
+
+    engine = create_engine(normalise_database_url(url))
+    try:
+        with engine.connect():
+            return ""
+    except OperationalError as e:
+        return (f"no PostgreSQL server answers at TEST_DATABASE_URL={url} ({e.orig}): start it, point "
+                "TEST_DATABASE_URL at one, or unset it to run the SQLite tests alone")
+    finally:
+        engine.dispose()

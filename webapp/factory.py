@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask
+from jinja2 import pass_context
 from flask_compress import Compress
 from sqlalchemy import select
 from flask_babel import lazy_gettext as _l
@@ -82,15 +83,12 @@ def build_app(config: dict | None = None) -> Flask:
 
     error_pages.init_app(app)  # after the blueprints: it takes over their app-wide 404/405
 
-    app.jinja_env.filters["money"] = i18n.money
-    app.jinja_env.filters["amount"] = i18n.amount
-    app.jinja_env.filters["points"] = i18n.points
-    app.jinja_env.filters["in_unit"] = i18n.in_unit
-    app.jinja_env.filters["pts"] = i18n.table_points
+    for name, language_filter in (("money", i18n.money), ("amount", i18n.amount), ("points", i18n.points),
+                                  ("in_unit", i18n.in_unit), ("pts", i18n.table_points), ("figure", i18n.figure)):
+        app.jinja_env.filters[name] = _per_request(language_filter)
     app.jinja_env.globals["result_text"] = i18n.result_text
     app.jinja_env.globals["result_label"] = i18n.result_label
     app.jinja_env.globals["whole"] = i18n.whole
-    app.jinja_env.filters["figure"] = i18n.figure
     from .rules.ruleset import get_ruleset
 
     app.jinja_env.globals["ruleset_of"] = get_ruleset  # templates ask the rule set (RULES.md §2)
@@ -116,3 +114,13 @@ def build_app(config: dict | None = None) -> Flask:
     app.cli.add_command(listok)
     app.wsgi_app = TrustedProxyFix(SecureCookies(app.wsgi_app), app.config["LISTOK_TRUSTED_PROXIES"])
     return app
+
+
+def _per_request(language_filter):
+    """Jinja computes a filter of a constant (`{{ 0|amount }}`) once, when it compiles the
+    template: a filter in the request's language must run at each render instead."""
+    @pass_context
+    def in_this_language(_context, *args, **kwargs):
+        return language_filter(*args, **kwargs)
+
+    return in_this_language

@@ -10,7 +10,7 @@ from webapp.config import normalise_database_url
 from webapp.extensions import db
 
 
-@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_a_rested_connection_the_server_ended_is_replaced_and_one_in_use_is_not_pinged(app, client,
                                                                                         monkeypatch):
     pings = []

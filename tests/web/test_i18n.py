@@ -250,7 +250,7 @@ def _urls(app, tids) -> list[str]:
     return sorted(set(urls))
 
 
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the words do not depend on the database
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the words do not depend on the database
 @pytest.mark.parametrize("lang", ["sk", "cs", "ru"])
 def test_every_page_renders_without_english_in_slovak_czech_and_russian(app, venue, lang):
     """In every language (Russian too, TH-6): every page of the app (operator, referee, public, the table page,
@@ -392,6 +392,7 @@ def test_rule_set_title_on_english_and_russian_pages(app):
 
 @pytest.mark.parametrize("lang, title", [("sk", "Niečo sa pokazilo"), ("cs", "Něco se pokazilo"),
                                          ("en", "Something went wrong"), ("ru", "Что-то пошло не так")])
+@pytest.mark.own_app
 def test_the_500_page_is_in_the_visitors_language(app, lang, title):
     app.config["PROPAGATE_EXCEPTIONS"] = False
 
