@@ -108,9 +108,8 @@ class SharedApp:
         return ["; ".join(deletes)]
 
     def reset(self, instance: Path) -> None:
-        from webapp import admission, schema
         from webapp.extensions import db
-        from webapp.sync import together
+        from webapp.serve import admission, together
 
         app = self.app
         app.config.clear()
@@ -134,9 +133,9 @@ def forget_process_caches() -> None:
     """Empty what this process keeps between requests about a database's rows."""
     import sys
 
-    from webapp import caching
-    from webapp.services import chain, chain_rows
-    from webapp.services.cache import VersionedCache
+    from webapp.http import caching
+    from webapp.http.cache import VersionedCache
+    from webapp.services import chain_heads, chain_rows
 
     for name, module in list(sys.modules.items()):
         if name.startswith("webapp.") and module is not None:
@@ -144,7 +143,7 @@ def forget_process_caches() -> None:
                 if isinstance(value, VersionedCache):
                     value.clear()
     caching._memo.clear()
-    chain._published.clear()
+    chain_heads._published.clear()
     chain_rows._known.clear()
 
 
