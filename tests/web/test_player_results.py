@@ -46,7 +46,7 @@ def test_th_2_th_3_a_finalists_page_shows_scores_in_points_and_the_final_in_russ
     code = re.findall(r"receipt\?code=([A-Z2-7-]+)", html)[-1]
     receipt = visible_text(client.get(f"/t/{tid}/receipt?code={code}&lang=ru").get_data(as_text=True))
     assert "€" not in receipt and "1 000 очков" in receipt and "-35 очков" in receipt
-    assert "Конец игры: игрок набрал 1000" in receipt
+    assert "Конец игры: игрок набрал 1 000" in receipt
 
 
 @pytest.mark.parametrize("n,word", [(1, "очко"), (4, "очка"), (600, "очков"), (21, "очко"), (12, "очков")])
