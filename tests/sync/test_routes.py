@@ -378,8 +378,15 @@ def test_a_wrong_total_is_refused(client, game):
     v = game.version()
     r = post(client, game.body(sums=[1450, 1000, 500]))
     assert r.status_code == 422 and (r.json["error"], r.json["field"]) == ("wrong-total", "content.sums_cents")
-    assert "29.50" in r.json["message"] and "30.00" in r.json["message"]
+    assert "29,50" in r.json["message"] and "30,00" in r.json["message"]  # Slovak unless the phone asks
     refused_nothing_stored(game, (0, 0, 0), v)
+
+
+def test_the_refusal_writes_amounts_in_the_phones_language(client, game):
+    r = client.post(URL, json=game.body(sums=[1450, 1000, 500]), headers={"Accept-Language": "en"})
+    assert r.status_code == 422 and "29.50" in r.json["message"] and "30.00" in r.json["message"]
+    r = client.post(URL, json=game.body(sums=[-1500, 2000, 2500], note="?"), headers={"Accept-Language": "sk"})
+    assert r.json["error"] == "impossible-sum" and "-15,00" in r.json["message"], r.json
 
 
 def test_an_impossible_sum_is_refused(client, game):

@@ -551,7 +551,7 @@ def test_th3_the_win_is_grouped_by_locale_in_the_refusals(app, lang, win):
     """The Thousand's 1000 reads as the page writes numbers, on the page and in the listok command."""
     from flask_babel import force_locale
 
-    from webapp.cli.base import _catalog
+    from webapp.cli.base import cli_catalog
     from webapp.rules.ruleset import Problem
     from webapp.services.rule_texts import engine_text, problem_text
 
@@ -559,7 +559,7 @@ def test_th3_the_win_is_grouped_by_locale_in_the_refusals(app, lang, win):
     with app.test_request_context(), force_locale(lang):
         assert f" {win} " in problem_text(problem)
     if lang != "en":  # one line for a terminal: the no-break space becomes a space
-        assert f" {win.replace(chr(0xa0), ' ')} " in engine_text(problem, _catalog(lang), lang)
+        assert f" {win.replace(chr(0xa0), ' ')} " in engine_text(problem, cli_catalog(lang), lang)
 
 
 def test_th3_the_paper_sheets_say_the_win_grouped_in_their_language(app, op):

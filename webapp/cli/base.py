@@ -27,7 +27,7 @@ def cli_locale() -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _catalog(locale: str):
+def cli_catalog(locale: str):
     from babel.support import NullTranslations, Translations
 
     if locale == "en":
@@ -44,12 +44,12 @@ def _catalog(locale: str):
 def _(msgid: str, /, **values) -> str:
     """`msgid` in the environment's language (the .po catalogs of the pages), %-formatted
     (named as Babel's extractor and the catalogs' coverage test look for it)."""
-    text = _catalog(cli_locale()).gettext(msgid)
+    text = cli_catalog(cli_locale()).gettext(msgid)
     return text % values if values else text
 
 
 def ngettext(singular: str, plural: str, n: int, /, **values) -> str:
-    text = _catalog(cli_locale()).ngettext(singular, plural, n)
+    text = cli_catalog(cli_locale()).ngettext(singular, plural, n)
     return text % {"num": n, **values}
 
 
@@ -64,5 +64,5 @@ class InternalError(BadInput):
     exit_code = 1
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(str(text).split())

@@ -53,7 +53,7 @@ def caddyfile(hostname: str, upstream: str, port: int = 443, cert: str | None = 
     return "\n".join(lines) + "\n"
 
 
-def _check_certificate(cert: Path, key: Path, hostname: str) -> list[str]:
+def check_certificate(cert: Path, key: Path, hostname: str) -> list[str]:
     """Problems with the certificate files, in words; the openssl CLI checks the
     name and the dates where it is installed."""
     problems = []
@@ -79,7 +79,7 @@ def _check_certificate(cert: Path, key: Path, hostname: str) -> list[str]:
     return problems
 
 
-def _upstream(value: str) -> str:
+def upstream_option(value: str) -> str:
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter("give HOST:PORT, e.g. 127.0.0.1:8000", param_hint="--upstream")
@@ -113,12 +113,12 @@ def https_config(hostname: str, cert: str | None, key: str | None, port: int, ht
         pass
     if not HOSTNAME.match(hostname):
         raise click.BadParameter(f"'{hostname}' is not a host name", param_hint="--hostname")
-    upstream = _upstream(upstream)
+    upstream = upstream_option(upstream)
     if bool(cert) != bool(key):
         raise click.UsageError("give both --cert and --key, or neither (Caddy then gets a certificate itself)")
     if cert:
         cert_path, key_path = Path(cert).resolve(), Path(key).resolve()
-        problems = _check_certificate(cert_path, key_path, hostname)
+        problems = check_certificate(cert_path, key_path, hostname)
         if problems:
             raise BadInput("; ".join(problems))
         cert, key = str(cert_path), str(key_path)

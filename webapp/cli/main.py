@@ -24,7 +24,7 @@ import sys
 
 import click
 
-from .base import BadInput, InternalError, _, _one_line, cli_locale, ngettext
+from .base import BadInput, InternalError, _, one_line, cli_locale, ngettext
 
 
 def _bad_input_types() -> tuple[type, ...]:
@@ -46,10 +46,10 @@ def _guarded(func):
             raise
         except Exception as e:  # noqa: BLE001 - the contract is: never a traceback
             if isinstance(e, _bad_input_types()):
-                raise BadInput(_one_line(engine_line(e))) from e
+                raise BadInput(one_line(engine_line(e))) from e
             if os.environ.get("LISTOK_DEBUG"):
                 raise
-            raise InternalError(_one_line(_("internal error: %(error)s (set LISTOK_DEBUG=1 for the traceback)",
+            raise InternalError(one_line(_("internal error: %(error)s (set LISTOK_DEBUG=1 for the traceback)",
                                              error=f"{type(e).__name__}: {e}"))) from e
 
     return wrapper
@@ -60,10 +60,10 @@ def engine_line(e) -> str:
     locale = cli_locale()
     if locale == "en":
         return str(e)
-    from .base import _catalog
+    from .base import cli_catalog
     from ..services.rule_texts import engine_text
 
-    return engine_text(e, _catalog(locale), locale)
+    return engine_text(e, cli_catalog(locale), locale)
 
 
 class ListokGroup(click.Group):
@@ -81,7 +81,7 @@ class ListokGroup(click.Group):
             hint = ""
             if e.ctx is not None:
                 hint = f" (see '{e.ctx.command_path} --help')"
-            click.echo(f"listok: {_one_line(e.format_message())}{hint}", err=True)
+            click.echo(f"listok: {one_line(e.format_message())}{hint}", err=True)
             sys.exit(e.exit_code)
         except click.ClickException as e:
             e.show()
@@ -118,7 +118,7 @@ def _in_file(path: str, func, *args):
     except ExchangeError:
         raise
     except ValueError as e:
-        raise BadInput(_one_line(f"{path}: {engine_line(e)}")) from e
+        raise BadInput(one_line(f"{path}: {engine_line(e)}")) from e
 
 
 def _load_final(files) -> list:
@@ -242,7 +242,7 @@ def import_file(file: str, replace: bool) -> None:
     except IsADirectoryError:
         raise BadInput(_("%(file)s: is a directory, not a tournament file", file=file)) from None
     except OSError as e:
-        raise BadInput(_one_line(_("%(file)s: cannot read the file (%(why)s)", file=file,
+        raise BadInput(one_line(_("%(file)s: cannot read the file (%(why)s)", file=file,
                                     why=e.strerror or e))) from None
     with _server_app():
         from ..extensions import db
@@ -286,7 +286,7 @@ def export_file(tournament_id: int, output: str | None) -> None:
         with open(output, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     except OSError as e:
-        raise BadInput(_one_line(_("%(file)s: cannot write the file (%(why)s)", file=output,
+        raise BadInput(one_line(_("%(file)s: cannot write the file (%(why)s)", file=output,
                                     why=e.strerror or e))) from None
 
 
@@ -363,7 +363,7 @@ def push(tournament_id: int, url: str, token: str, insecure: bool) -> None:
             raise BadInput(_("no tournament with id %(id)s", id=tournament_id))
         result = push_tournament(t, url, token, "listok push", insecure=insecure)
         db.session.commit()
-    message = _one_line(result.answer.get("message", ""))
+    message = one_line(result.answer.get("message", ""))
     if result.status != 201:
         raise BadInput(_("the federation answered %(status)s: %(message)s", status=result.status,
                           message=message))
@@ -399,7 +399,7 @@ def season_download(url: str, season_id: int, token: str, path: str | None, inse
                 with open(path, "rb") as fh:
                     data = fh.read()
             except OSError as e:
-                raise BadInput(_one_line(_("%(file)s: cannot read the file (%(why)s)", file=path,
+                raise BadInput(one_line(_("%(file)s: cannot read the file (%(why)s)", file=path,
                                             why=e.strerror or e))) from None
         else:
             data = fetch_season(url, season_id, token, insecure=insecure)

@@ -29,7 +29,7 @@ import click
 
 from .base import BadInput
 
-from .https_config import HOSTNAME, _check_certificate, _upstream, public_url
+from .https_config import HOSTNAME, check_certificate, upstream_option, public_url
 
 ZONE = "listok"
 
@@ -150,12 +150,12 @@ def proxy_config(hostname: str, cert: str | None, key: str | None, port: int, ht
     if not HOSTNAME.match(hostname):
         raise click.BadParameter(f"'{hostname}' is not a host name (give the name alone, e.g. listok.example.org)",
                                  param_hint="--hostname")
-    ups = [_upstream(u) for u in upstreams]
+    ups = [upstream_option(u) for u in upstreams]
     if not _SIZE.match(cache_size.lower()):
         raise click.BadParameter("give a size such as 512m or 2g", param_hint="--cache-size")
     if listen:
         try:
-            _upstream(listen)
+            upstream_option(listen)
         except click.BadParameter:
             raise click.BadParameter("give HOST:PORT, e.g. 127.0.0.1:8080", param_hint="--plain") from None
         if cert or key:
@@ -164,7 +164,7 @@ def proxy_config(hostname: str, cert: str | None, key: str | None, port: int, ht
         raise click.UsageError("give --cert and --key (nginx does TLS), or --plain HOST:PORT behind Caddy")
     else:
         cert_path, key_path = Path(cert).resolve(), Path(key).resolve()
-        problems = _check_certificate(cert_path, key_path, hostname)
+        problems = check_certificate(cert_path, key_path, hostname)
         if problems:
             raise BadInput("; ".join(problems))
         cert, key = str(cert_path), str(key_path)

@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 from werkzeug.exceptions import RequestEntityTooLarge
 
 
-def _back() -> str:
+def back_path() -> str:
     ref = urlsplit(request.referrer or "")
     return ref.path or "/" if ref.netloc == request.host and ref.path else "/"
 
@@ -20,7 +20,7 @@ def too_large(e: RequestEntityTooLarge):
                 mb=limit)
     if request.path.startswith("/api/"):
         return jsonify({"status": "bad-request", "error": "too-large", "message": message}), 413
-    return render_template("error.html", title=_("Too large"), message=message, back=_back()), 413
+    return render_template("error.html", title=_("Too large"), message=message, back=back_path()), 413
 
 
 def init_app(app: Flask) -> None:

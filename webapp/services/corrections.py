@@ -19,7 +19,7 @@ from . import rounds as round_service, rule_texts
 from .rounds import publication
 from .common import ServiceError, StaleError, audit, bump, check_version
 from .engine import points_json, rules_player, rules_tournament
-from .desk import _parse_one, open_correction
+from .desk import parse_amount, open_correction
 
 
 @dataclass
@@ -80,7 +80,7 @@ def preview_correction(t: Tournament, round_no, table_no, values, kind: str) -> 
                 sums.append(recorded.sums[i])
                 continue
             raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
-        sums.append(_parse_one(v, i, rs))
+        sums.append(parse_amount(v, i, rs))
     expected = rs.expected_total(n)
     # with a disqualification the sums are those at that moment (SEM-D1c): no table total
     if expected is not None and sum(sums) != expected and not recorded.disqualified:

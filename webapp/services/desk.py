@@ -71,7 +71,7 @@ def dq_case(tab: RoundTable, dq) -> str | None:
     return "D1c"
 
 
-def _parse_one(value, i: int, rs: RuleSet | None = None) -> Decimal:
+def parse_amount(value, i: int, rs: RuleSet | None = None) -> Decimal:
     try:
         return round_service.parse_sums([value], 1)[0]
     except ServiceError:
@@ -109,7 +109,7 @@ def parse_table_sums(rs: RuleSet, tab: RoundTable, values, dq, early: bool) -> l
                 raise ServiceError(_("Enter the sum of position %(i)d.", i=i + 1), field=f"sum{i}")
             sums.append(None)
         else:
-            sums.append(_parse_one(v, i, rs))
+            sums.append(parse_amount(v, i, rs))
     blanks = [i for i, s in enumerate(sums) if s is None]
     for i in blanks:
         if tab.players[i] not in dq:
@@ -224,7 +224,7 @@ def preview_sheet(t: Tournament, tab: RoundTable, values, early: bool | None = N
     for i, v in enumerate(shown):
         if v:
             try:
-                typed.append(_parse_one(v, i, rs))
+                typed.append(parse_amount(v, i, rs))
             except ServiceError as e:
                 p.error, p.error_field = str(e), e.field
                 return p

@@ -13,9 +13,9 @@ from ..models import DraftSignature, RoundTable, SheetDraft, utcnow
 from ..sync import protocol
 from .common import audit
 from .pins import PinError, check_pin, lock_tournament
-from .sheets import (ACTOR, Answer, _draft, check_for_token, from_protocol, invalid, pin_refusal, read_token,
+from .sheets import (ACTOR, Answer, matching_draft, check_for_token, from_protocol, invalid, pin_refusal, read_token,
                      seated_player, token_table)
-from .sheet_submit import _check_players, _check_sums
+from .sheet_submit import check_players, check_sums
 
 
 DEFAULT_SEND_AFTER = 120  # seconds after the last own-phone signature before any phone may send
@@ -41,7 +41,7 @@ def draft_state(tab: RoundTable, content_hash: str | None = None) -> dict | None
     """The sums a phone published for signing, who has signed them on their own
     phone, and whether a sheet with exactly this content is stored already."""
     if content_hash:
-        draft = _draft(tab, content_hash)
+        draft = matching_draft(tab, content_hash)
     else:
         draft = db.session.scalar(select(SheetDraft).where(SheetDraft.table_id == tab.id)
                                   .order_by(SheetDraft.id.desc()).limit(1))
@@ -68,13 +68,13 @@ def publish_draft(d: protocol.Draft) -> Answer:
     c = d.content
     check_for_token(c, *read_token(d.token))
     t, _r, tab = token_table(d.token)
-    _check_players(tab, c)
+    check_players(tab, c)
     try:
         protocol.check_content_hash(c, d.content_hash)
     except protocol.ProtocolError as e:
         raise from_protocol(e) from e
-    _check_sums(t, tab, c)
-    draft = _draft(tab, d.content_hash)
+    check_sums(t, tab, c)
+    draft = matching_draft(tab, d.content_hash)
     here = sorted(set(d.signed_here or ()) & set(tab.players))
     if draft is None:
         db.session.add(SheetDraft(table_id=tab.id, content_hash=d.content_hash, content=c.as_dict(),
@@ -91,7 +91,7 @@ def sign_draft(g: protocol.OwnSignature) -> Answer:
     with their PIN (checked now, failures counted as for sheets)."""
     t, r, tab = token_table(g.token)
     player = seated_player(t, tab, g.start_no)
-    draft = _draft(tab, g.content_hash)
+    draft = matching_draft(tab, g.content_hash)
     if draft is None:
         raise invalid("no-draft", _("These results are no longer waiting for signatures: the phone that keeps the "
                                     "sheet changed them. Open the table's page again."), field="content_hash")

@@ -23,7 +23,7 @@ from ..extensions import db
 from ..models import AuditEntry, Player, Tournament, utcnow
 from ..rules.model import STATUSES
 from ..rules.ruleset import get_ruleset
-from ..rules.season import NOMINATE_ABOVE, NOMINATED, nominations
+from ..rules.season import NOMINATED, nominations
 from ..rules.seating import eligible_field
 from .common import ServiceError, audit, bump, check_version
 from .engine import MAX_CLUB, MAX_ID, MAX_NAME, MAX_RATING, MAX_START_NO, rules_player, rules_tournament

@@ -9,7 +9,7 @@ which gives its own catalog and locale instead of the page's.
 """
 from __future__ import annotations
 
-from flask_babel import gettext as _, lazy_gettext as _l
+from flask_babel import gettext as _
 
 
 def _problem_messages(_=_, locale: str | None = None):

@@ -18,7 +18,7 @@ from .engine import rules_table
 from .pins import PinError, check_pin, pin_proof
 from .sheets import (Answer, SyncRefusal, check_for_token, pin_refusal, read_token, seated_player, table_players,
                      text_cents, token_table)
-from .sheet_submit import _check_players, _check_sums, content_table
+from .sheet_submit import check_players, check_sums, content_table
 from .own_phone import draft_state
 
 
@@ -138,11 +138,11 @@ def preview(token: str, c: protocol.Content) -> Answer:
     entered on a phone, and the first reason it would refuse them; nothing is stored."""
     check_for_token(c, *read_token(token))
     t, _r, tab = token_table(token)
-    _check_players(tab, c)
+    check_players(tab, c)
     rs = get_ruleset(t.ruleset)
     problem = None
     try:
-        _check_sums(t, tab, c)
+        check_sums(t, tab, c)
     except SyncRefusal as e:
         problem = {"error": e.body.get("error"), "message": e.body.get("message"), "field": e.body.get("field")}
     return Answer(200, {"status": "ok", "problem": problem, **figures(rs, content_table(tab, c))})

@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import contains_eager
 
 from ..extensions import db
+from ..i18n import amount
 from ..models import Case, Round, RoundTable, Sheet, Submission as SubmissionRow, Tournament, utcnow
 from ..rules.points import sheet_hints
 from ..rules.ruleset import get_ruleset
@@ -25,22 +26,22 @@ from . import acks, chain, rule_texts
 from .common import audit, bump
 from .engine import rules_table
 from .pins import PinError, PinLocked, check_pins, hold_players, pin_proof, round_started
-from .sheets import (ACTOR, Answer, SyncRefusal, _LATER_ROUND, _draft, _playing, cents_text, check_for_token,
-                     from_protocol, invalid, load_tournament, locked_table, next_version, peek_submission, pin_refusal,
-                     read_token, refused, replay, seated_player, sheet_answer, table_players, text_cents)
+from .sheets import (ACTOR, LATER_ROUND, Answer, SyncRefusal, cents_text, check_for_token, check_playing,
+                     from_protocol, invalid, load_tournament, locked_table, matching_draft, next_version,
+                     peek_submission, pin_refusal, read_token, refused, replay, seated_player, sheet_answer, table_players, text_cents)
 
 
 def _check_content(t: Tournament, tab: RoundTable, sub: protocol.Submission) -> None:
-    _check_players(tab, sub.content)
+    check_players(tab, sub.content)
     try:
         protocol.check_hashes(sub)
         protocol.check_signed_by(sub, tab.players)
     except protocol.ProtocolError as e:
         raise from_protocol(e) from e
-    _check_sums(t, tab, sub.content)
+    check_sums(t, tab, sub.content)
 
 
-def _check_players(tab: RoundTable, c: protocol.Content) -> None:
+def check_players(tab: RoundTable, c: protocol.Content) -> None:
     if list(c.players) != list(tab.players):
         stranger = next((s for s in c.players if s not in tab.players), None)
         if stranger is not None:
@@ -51,7 +52,7 @@ def _check_players(tab: RoundTable, c: protocol.Content) -> None:
                       field="content.players")
 
 
-def _check_sums(t: Tournament, tab: RoundTable, c: protocol.Content) -> None:
+def check_sums(t: Tournament, tab: RoundTable, c: protocol.Content) -> None:
     if tab.pending_dq and tab.pending_dq.get("players"):
         # a disqualification decides which sums count (SEM-D1): the desk enters this table
         raise invalid("desk-only", _("A player at table %(t)d is disqualified: this sheet is entered at the "
@@ -61,14 +62,14 @@ def _check_sums(t: Tournament, tab: RoundTable, c: protocol.Content) -> None:
     expected = rs.expected_total(len(sums))
     if expected is not None and sum(sums) != expected:
         raise invalid("wrong-total", _("The sums total %(total)s, the table total must be %(exp)s (%(rule)s).",
-                                       total=f"{sum(sums):.2f}", exp=f"{expected:.2f}", rule=rs.total_rule),
+                                       total=amount(sum(sums)), exp=amount(expected), rule=rs.total_rule),
                       field="content.sums_cents")
     _check_ruleset_fields(rs, tab, c)
     for h in sheet_hints(rs, sums):
         if h.blocking and h.position is not None:
             raise invalid("impossible-sum", _("A sum of %(sum)s is impossible: one game costs at most %(max)s "
-                                              "(SEM-C11).", sum=f"{sums[h.position]:.2f}",
-                                              max=f"{rs.max_payment_per_game:.2f}"),
+                                              "(SEM-C11).", sum=amount(sums[h.position]),
+                                              max=amount(rs.max_payment_per_game)),
                           start_no=c.players[h.position], field=f"content.sums_cents[{h.position}]")
     if c.negative and rs.negative_sum_note and not c.note.strip():
         raise invalid("note-required", _("A negative sum needs the note of the last game (SEM-C8): its type and "
@@ -176,7 +177,7 @@ def _own_phone_signatures(tab: RoundTable, sub: protocol.Submission, retaken: bo
     wanted = [s for s in sub.signatures if s.own_phone]
     if not wanted:
         return {}
-    draft = _draft(tab, sub.content_hash)
+    draft = matching_draft(tab, sub.content_hash)
     given = {g.start_no: g for g in draft.signatures} if draft else {}
     out = {}
     for s in wanted:
@@ -278,7 +279,7 @@ def _locale(locale: str | None):
 
 
 # the round's tables of a batch with their sheets, as _ROUND_TABLE reads one
-_ROUND_TABLES = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+_ROUND_TABLES = (select(Round, RoundTable, LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
                  .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
                  .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
                         RoundTable.number.in_(bindparam("nos", expanding=True)))
@@ -299,7 +300,7 @@ def _batch_reads(tid: int, places: list[tuple[int, int]], start_nos: list[int], 
         tables = {tab.number: (r, tab, later is None) for r, tab, later in rows}
         for no in nos:
             try:
-                found[(rno, no)] = _playing(*tables.get(no, (None, None, False)))
+                found[(rno, no)] = check_playing(*tables.get(no, (None, None, False)))
             except SyncRefusal as e:
                 found[(rno, no)] = e
     players, held = hold_players(t, start_nos, now)

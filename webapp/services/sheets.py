@@ -128,10 +128,10 @@ _TOURNAMENT = select(Tournament).where(Tournament.id == bindparam("tid"))
 # FOR NO KEY UPDATE: writers of one tournament take turns, while a row that references it (a player's row
 # updated twice in one PIN check, a chain entry) is not held up by its key check (services/pins.py)
 _TOURNAMENT_LOCKED = _TOURNAMENT.with_for_update(key_share=True).execution_options(populate_existing=True)
-_LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
+LATER_ROUND = (select(Round.id).where(Round.tournament_id == bindparam("tid"), Round.number > bindparam("rno"))
                 .limit(1).scalar_subquery())
 # the table's sheets in the same statement: a phone sheet and a poll need them (_same_sheet, shown_sheet)
-_ROUND_TABLE = (select(Round, RoundTable, _LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
+_ROUND_TABLE = (select(Round, RoundTable, LATER_ROUND).join(RoundTable, RoundTable.round_id == Round.id)
                 .outerjoin(Sheet, Sheet.table_id == RoundTable.id).options(contains_eager(RoundTable.sheets))
                 .where(Round.tournament_id == bindparam("tid"), Round.number == bindparam("rno"),
                        RoundTable.number == bindparam("no")).order_by(Sheet.version))
@@ -160,10 +160,10 @@ def playing_table(t: Tournament, round_no: int, table_no: int) -> tuple[Round, R
     """The table, if its round is the one being played now."""
     # one table and its round, not the round's 140 tables nor the tournament's other rounds
     rows = db.session.execute(_ROUND_TABLE, {"tid": t.id, "rno": round_no, "no": table_no}).unique().all()
-    return _playing(*((rows[0][0], rows[0][1], rows[0][2] is None) if rows else (None, None, False)))
+    return check_playing(*((rows[0][0], rows[0][1], rows[0][2] is None) if rows else (None, None, False)))
 
 
-def _playing(r: Round | None, tab: RoundTable | None, latest: bool) -> tuple[Round, RoundTable]:
+def check_playing(r: Round | None, tab: RoundTable | None, latest: bool) -> tuple[Round, RoundTable]:
     if tab is None:
         raise gone(_("This table is not in the current draw. Scan the QR code on the new sheet."))
     if r.status == "closed":
@@ -196,7 +196,7 @@ def _with_tournament(statement, tid: int, round_no: int, table_no: int,
         t = load_tournament(tid, lock=lock)
         return (t, *playing_table(t, round_no, table_no))
     r, tab, later, t = rows[0]
-    return (t, *_playing(r, tab, later is None))
+    return (t, *check_playing(r, tab, later is None))
 
 
 def check_for_token(c: protocol.Content, tid: int, round_no: int, table_no: int) -> None:
@@ -276,6 +276,6 @@ def next_version(tab: RoundTable) -> int:
     return max((s.version for s in tab.sheets), default=0) + 1
 
 
-def _draft(tab: RoundTable, content_hash: str) -> SheetDraft | None:
+def matching_draft(tab: RoundTable, content_hash: str) -> SheetDraft | None:
     return db.session.scalar(select(SheetDraft).where(SheetDraft.table_id == tab.id,
                                                       SheetDraft.content_hash == content_hash))

@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError, NotFound
 
-from ..http.errors import _back
+from ..http.errors import back_path
 from ..services.common import NotFoundError
 
 
@@ -35,7 +35,7 @@ def page(e: HTTPException):
 
         return http_error(e)
     title, message = _texts(e)
-    return render_template("error.html", title=title, message=message, back=_back()), e.code
+    return render_template("error.html", title=title, message=message, back=back_path()), e.code
 
 
 def server_error(e: InternalServerError):
@@ -46,7 +46,7 @@ def server_error(e: InternalServerError):
                 "and try once more; if it happens again, tell the operator.")
     if request.path.startswith("/api/"):
         return jsonify({"status": "error", "error": "internal", "message": message}), 500
-    return render_template("error_plain.html", title=title, message=message, back=_back()), 500
+    return render_template("error_plain.html", title=title, message=message, back=back_path()), 500
 
 
 def init_app(app: Flask) -> None:

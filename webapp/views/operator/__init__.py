@@ -27,5 +27,4 @@ from . import rounds  # noqa: E402,F401
 from . import setup  # noqa: E402,F401
 from . import results  # noqa: E402,F401
 from . import verify  # noqa: E402,F401
-from . import verify  # noqa: E402,F401
 from . import federation  # noqa: E402,F401

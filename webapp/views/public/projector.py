@@ -22,7 +22,7 @@ from ...services import chain_heads
 from ...http.cache import VersionedCache
 from ...services.common import get_tournament
 from ...services.engine import rules_tournament
-from ...services.rounds import current_round, tables_in
+from ...services.rounds import current_round
 from ..shared import clock_context, players_by_no, public_view, seats
 from . import bp
 

@@ -8,8 +8,6 @@ as its parent. A desk correction is a pending Sheet version and a Case of kind
 Revision ID: a4_desk
 Revises: a3_chain
 """
-from alembic import op
-import sqlalchemy as sa
 
 
 revision = 'a4_desk'
