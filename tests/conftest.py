@@ -259,10 +259,7 @@ class LiveServer:
 @pytest.fixture
 def live_server(tmp_path):
     """The app on a real port (threaded, like the venue server), with real CSRF."""
-    import threading
-
-    from werkzeug.serving import make_server
-
+    from tests.helpers import served
     from webapp import create_app
     from webapp.extensions import db as _db
 
@@ -273,13 +270,8 @@ def live_server(tmp_path):
     })
     with app.app_context():
         _db.create_all()
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
-    thread.start()
-    yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
-    server.shutdown()
-    thread.join(timeout=10)
-    server.server_close()
+    with served(app) as (url, _server):
+        yield LiveServer(url, app)
     with app.app_context():
         _db.session.remove()
         _db.engine.dispose()

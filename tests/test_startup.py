@@ -149,3 +149,18 @@ def test_draft_send_after_from_the_environment(tmp_path, monkeypatch):
         monkeypatch.setenv("LISTOK_DRAFT_SEND_AFTER", bad)
         with pytest.raises(ConfigError, match="LISTOK_DRAFT_SEND_AFTER"):
             load_config(str(tmp_path), base)
+
+
+def test_player_poll_from_the_environment(tmp_path, monkeypatch):
+    """LISTOK_PLAYER_POLL_SECONDS (default 15) is how often "my tournament" asks for news."""
+    from webapp.config import ConfigError, load_config
+
+    monkeypatch.delenv("LISTOK_PLAYER_POLL_SECONDS", raising=False)
+    base = {"SECRET_KEY": GOOD_KEY, "SQLALCHEMY_DATABASE_URI": "sqlite://"}
+    assert load_config(str(tmp_path), base)["LISTOK_PLAYER_POLL_SECONDS"] == 15
+    monkeypatch.setenv("LISTOK_PLAYER_POLL_SECONDS", "30")
+    assert load_config(str(tmp_path), base)["LISTOK_PLAYER_POLL_SECONDS"] == 30
+    for bad in ("1", "0", "15s", "301"):
+        monkeypatch.setenv("LISTOK_PLAYER_POLL_SECONDS", bad)
+        with pytest.raises(ConfigError, match="LISTOK_PLAYER_POLL_SECONDS"):
+            load_config(str(tmp_path), base)

@@ -163,6 +163,11 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     if send_after and not (send_after.isdigit() and int(send_after) <= 3600):
         raise ConfigError(f"LISTOK_DRAFT_SEND_AFTER is '{send_after}': use whole seconds from 0 to 3600")
     values["LISTOK_DRAFT_SEND_AFTER"] = int(send_after or 120)
+    # how often a player's "my tournament" page asks for news (static/js/me.js)
+    poll = os.environ.get("LISTOK_PLAYER_POLL_SECONDS", "").strip()
+    if poll and not (poll.isdigit() and 2 <= int(poll) <= 300):
+        raise ConfigError(f"LISTOK_PLAYER_POLL_SECONDS is '{poll}': use whole seconds from 2 to 300")
+    values["LISTOK_PLAYER_POLL_SECONDS"] = int(poll or 15)
     prod = production(overrides)
     if "SQLALCHEMY_DATABASE_URI" not in overrides:
         values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance, prod)

@@ -38,7 +38,8 @@ class FlakyProxy:
         self.refused = 0
         self.log: list[tuple[str, str, int, int]] = []  # (method, path, status, bytes sent to the client)
         self.server = _Server(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, name="flaky-proxy", daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                       name="flaky-proxy", daemon=True)
 
     @property
     def url(self) -> str:

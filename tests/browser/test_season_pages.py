@@ -3,10 +3,9 @@
 print links work, and no CSP violation (the conftest fails the test on one)."""
 from __future__ import annotations
 
-import threading
-
 import pytest
-from werkzeug.serving import make_server
+
+from tests.helpers import served
 
 pytestmark = pytest.mark.browser
 
@@ -37,13 +36,8 @@ def federation_server(tmp_path):
             svc.receive(exchange.dump(rt), season=s, venue=v, source="import", actor="test")
         db.session.commit()
         sid = s.id
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", sid
-    server.shutdown()
-    thread.join(timeout=10)
-    server.server_close()
+    with served(app) as (url, _server):
+        yield url, sid
     with app.app_context():
         db.engine.dispose()
 

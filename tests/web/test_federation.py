@@ -397,17 +397,10 @@ def test_a_season_of_another_federation_is_not_downloaded_and_staff_see_only_the
 @pytest.fixture
 def federation_http(fed_app):
     """The federation app on a real port: `listok push` and the hub's button speak HTTP to it."""
-    import threading
+    from tests.helpers import served
 
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, fed_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
-    server.server_close()
+    with served(fed_app) as (url, _server):
+        yield url
 
 
 def test_listok_push_and_the_hub_button_over_http(fed_app, venue_app, federation_http):
@@ -678,7 +671,7 @@ class _Recorder:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def close(self):

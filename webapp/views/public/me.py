@@ -20,16 +20,13 @@ from ..shared import cards_seat, clock_context, hhmm, iso_utc, player_receipts, 
 from . import bp
 from .standings import CLOSED, running_table_state
 
-POLL_SECONDS = 15
-
-
-
 
 @bp.get("/t/<int:tid>/me")
 def me(tid: int):
     t = get_tournament(tid)
-    return caching.public_page("me-shell", (t.id, t.name), lambda: render_template(
-        "public/me.html", t=t, poll_seconds=POLL_SECONDS, strings=me_strings()), max_age=60)
+    poll = current_app.config["LISTOK_PLAYER_POLL_SECONDS"]
+    return caching.public_page("me-shell", (t.id, t.name, poll), lambda: render_template(
+        "public/me.html", t=t, poll_seconds=poll, strings=me_strings()), max_age=60)
 
 
 def me_strings() -> dict:
