@@ -136,31 +136,20 @@ def test_production_starts_with_database_and_key_file(tmp_path):
     assert r.stdout.split() == ["True", "sqlite:///" + str(tmp_path / "x.db")]
 
 
-def test_draft_send_after_from_the_environment(tmp_path, monkeypatch):
-    """LISTOK_DRAFT_SEND_AFTER (seconds, default 120) is the winner's phone's head start."""
+@pytest.mark.parametrize("name, default, good, bad", [
+    ("LISTOK_DRAFT_SEND_AFTER", 120, 45, ("-5", "2m", "99999")),  # the winner's phone's head start, seconds
+    ("LISTOK_PLAYER_POLL_SECONDS", 15, 30, ("1", "0", "15s", "301")),  # how often "my tournament" asks
+])
+def test_whole_seconds_from_the_environment(tmp_path, monkeypatch, name, default, good, bad):
     from webapp.config import ConfigError, load_config
 
-    monkeypatch.delenv("LISTOK_DRAFT_SEND_AFTER", raising=False)
+    monkeypatch.delenv(name, raising=False)
     base = {"SECRET_KEY": GOOD_KEY, "SQLALCHEMY_DATABASE_URI": "sqlite://"}
-    assert load_config(str(tmp_path), base)["LISTOK_DRAFT_SEND_AFTER"] == 120
-    monkeypatch.setenv("LISTOK_DRAFT_SEND_AFTER", "45")
-    assert load_config(str(tmp_path), base)["LISTOK_DRAFT_SEND_AFTER"] == 45
-    for bad in ("-5", "2m", "99999"):
-        monkeypatch.setenv("LISTOK_DRAFT_SEND_AFTER", bad)
-        with pytest.raises(ConfigError, match="LISTOK_DRAFT_SEND_AFTER"):
+    assert load_config(str(tmp_path), base)[name] == default
+    monkeypatch.setenv(name, str(good))
+    assert load_config(str(tmp_path), base)[name] == good
+    for value in bad:
+        monkeypatch.setenv(name, value)
+        with pytest.raises(ConfigError, match=name):
             load_config(str(tmp_path), base)
 
-
-def test_player_poll_from_the_environment(tmp_path, monkeypatch):
-    """LISTOK_PLAYER_POLL_SECONDS (default 15) is how often "my tournament" asks for news."""
-    from webapp.config import ConfigError, load_config
-
-    monkeypatch.delenv("LISTOK_PLAYER_POLL_SECONDS", raising=False)
-    base = {"SECRET_KEY": GOOD_KEY, "SQLALCHEMY_DATABASE_URI": "sqlite://"}
-    assert load_config(str(tmp_path), base)["LISTOK_PLAYER_POLL_SECONDS"] == 15
-    monkeypatch.setenv("LISTOK_PLAYER_POLL_SECONDS", "30")
-    assert load_config(str(tmp_path), base)["LISTOK_PLAYER_POLL_SECONDS"] == 30
-    for bad in ("1", "0", "15s", "301"):
-        monkeypatch.setenv("LISTOK_PLAYER_POLL_SECONDS", bad)
-        with pytest.raises(ConfigError, match="LISTOK_PLAYER_POLL_SECONDS"):
-            load_config(str(tmp_path), base)

@@ -135,6 +135,13 @@ class Config:
 
 
 
+def _seconds(name: str, default: int, low: int, high: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if value and not (value.isdigit() and low <= int(value) <= high):
+        raise ConfigError(f"{name} is '{value}': use whole seconds from {low} to {high}")
+    return int(value or default)
+
+
 def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     """Config values: class defaults, then the environment, then `overrides`
     (tests pass their database URL and key, so nothing is written to disk)."""
@@ -159,15 +166,9 @@ def load_config(instance_path: str, overrides: dict | None = None) -> dict:
     values["LISTOK_FEDERATION_INSECURE"] = os.environ.get("LISTOK_FEDERATION_INSECURE", "").strip() in ("1", "true", "yes")
     # The winner's phone's head start (seconds after the last own-phone signature of a draft
     # everybody signed) before any phone of the table may send that sheet (docs/SYNC.md)
-    send_after = os.environ.get("LISTOK_DRAFT_SEND_AFTER", "").strip()
-    if send_after and not (send_after.isdigit() and int(send_after) <= 3600):
-        raise ConfigError(f"LISTOK_DRAFT_SEND_AFTER is '{send_after}': use whole seconds from 0 to 3600")
-    values["LISTOK_DRAFT_SEND_AFTER"] = int(send_after or 120)
+    values["LISTOK_DRAFT_SEND_AFTER"] = _seconds("LISTOK_DRAFT_SEND_AFTER", 120, 0, 3600)
     # how often a player's "my tournament" page asks for news (static/js/me.js)
-    poll = os.environ.get("LISTOK_PLAYER_POLL_SECONDS", "").strip()
-    if poll and not (poll.isdigit() and 2 <= int(poll) <= 300):
-        raise ConfigError(f"LISTOK_PLAYER_POLL_SECONDS is '{poll}': use whole seconds from 2 to 300")
-    values["LISTOK_PLAYER_POLL_SECONDS"] = int(poll or 15)
+    values["LISTOK_PLAYER_POLL_SECONDS"] = _seconds("LISTOK_PLAYER_POLL_SECONDS", 15, 2, 300)
     prod = production(overrides)
     if "SQLALCHEMY_DATABASE_URI" not in overrides:
         values["SQLALCHEMY_DATABASE_URI"] = _database_url(instance, prod)
