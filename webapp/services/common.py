@@ -33,13 +33,17 @@ def get_tournament(tid: int) -> Tournament:
     return t
 
 
+def seen_version(value) -> int:
+    """The version a form says its page was loaded at; -1 (matching none) when it says nothing usable."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return -1
+
+
 def check_version(t: Tournament, version) -> None:
     """Refuse an edit made on a page loaded before someone else changed the tournament."""
-    try:
-        seen = int(version)
-    except (TypeError, ValueError):
-        seen = -1
-    if seen != t.version:
+    if seen_version(version) != t.version:
         raise StaleError(_("Someone changed this tournament since you opened the page. "
                            "Nothing was saved: reload and check before trying again."))
 

@@ -19,7 +19,7 @@ from ..rules import model as rules
 from ..rules.points import administrative_correction, sheet_hints, table_outcome, tied_winners
 from ..rules.ruleset import RuleSet, get_ruleset
 from . import rounds as round_service, rule_texts
-from .common import ServiceError, StaleError, audit, bump
+from .common import ServiceError, StaleError, audit, bump, seen_version
 from .engine import premium_games as engine_premium_games, rules_table, score_text
 
 
@@ -274,11 +274,7 @@ def check_sheet_version(tab: RoundTable, seen) -> None:
     """The desk's stale-edit guard is per table: other tables may be entered in
     parallel (a second operator, phones), only this table's sheet must be as shown."""
     current = tab.sheet.version if tab.sheet is not None else 0
-    try:
-        seen = int(seen)
-    except (TypeError, ValueError):
-        seen = -1
-    if seen != current:
+    if seen_version(seen) != current:
         raise StaleError(_("Table %(t)d changed since you opened the page. Nothing was saved: "
                            "check the table and enter it again.", t=tab.number))
 
@@ -379,10 +375,7 @@ def propose_desk_correction(t: Tournament, tab: RoundTable, values, actor: str, 
     if current is None:
         raise StaleError(_("Table %(t)d has no sheet that counts any more: nothing was sent. Enter the sheet "
                            "at the desk.", t=tab.number))
-    try:
-        seen = int(base_version)
-    except (TypeError, ValueError):
-        seen = -1
+    seen = seen_version(base_version)
     if seen != current.version:
         raise SheetCounts(_("Table %(t)d changed since you typed these sums: they were for version %(old)d, "
                             "the sheet that counts is now version %(v)d from %(source)s, sums %(sums)s. "
