@@ -86,13 +86,29 @@ def upstream_option(value: str) -> str:
     return value
 
 
+def tls_options(hostname_help: str, cert_help: str, key_help: str):
+    """The options a TLS front end's configuration needs: the name, the certificate, the ports
+    (https-config for Caddy, proxy-config for nginx)."""
+    options = [
+        click.option("--hostname", required=True, help=hostname_help),
+        click.option("--cert", type=click.Path(dir_okay=False), help=cert_help),
+        click.option("--key", type=click.Path(dir_okay=False), help=key_help),
+        click.option("--port", default=443, show_default=True, type=click.IntRange(1, 65535), help="HTTPS port."),
+        click.option("--http-port", default=80, show_default=True, type=click.IntRange(0, 65535),
+                     help="Port that redirects plain http to https (0: none)."),
+    ]
+
+    def apply(command):
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
 @click.command("https-config")
-@click.option("--hostname", required=True, help="The name phones open, e.g. listok.example.org.")
-@click.option("--cert", type=click.Path(dir_okay=False), help="Certificate chain (PEM), e.g. fullchain.pem.")
-@click.option("--key", type=click.Path(dir_okay=False), help="Its private key (PEM), e.g. privkey.pem.")
-@click.option("--port", default=443, show_default=True, type=click.IntRange(1, 65535), help="HTTPS port.")
-@click.option("--http-port", default=80, show_default=True, type=click.IntRange(0, 65535),
-              help="Port that redirects plain http to https (0: none).")
+@tls_options("The name phones open, e.g. listok.example.org.", "Certificate chain (PEM), e.g. fullchain.pem.",
+             "Its private key (PEM), e.g. privkey.pem.")
 @click.option("--upstream", default="127.0.0.1:8000", show_default=True, help="Where `listok serve` listens.")
 @click.option("--email", help="Without --cert: the address Let's Encrypt writes to about the certificate.")
 @click.option("-o", "--output", default="Caddyfile", show_default=True, type=click.Path(dir_okay=False),

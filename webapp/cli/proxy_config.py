@@ -29,7 +29,7 @@ import click
 
 from .base import BadInput
 
-from .https_config import HOSTNAME, check_certificate, upstream_option, public_url
+from .https_config import HOSTNAME, check_certificate, public_url, tls_options, upstream_option
 
 ZONE = "listok"
 
@@ -127,12 +127,8 @@ _SIZE = re.compile(r"^[1-9][0-9]*[kmg]$")
 
 
 @click.command("proxy-config")
-@click.option("--hostname", required=True, help="The name phones and spectators open, e.g. listok.example.org.")
-@click.option("--cert", type=click.Path(dir_okay=False), help="Certificate chain (PEM): nginx does TLS.")
-@click.option("--key", type=click.Path(dir_okay=False), help="Its private key (PEM).")
-@click.option("--port", default=443, show_default=True, type=click.IntRange(1, 65535), help="HTTPS port.")
-@click.option("--http-port", default=80, show_default=True, type=click.IntRange(0, 65535),
-              help="Port that redirects plain http to https (0: none).")
+@tls_options("The name phones and spectators open, e.g. listok.example.org.",
+             "Certificate chain (PEM): nginx does TLS.", "Its private key (PEM).")
 @click.option("--plain", "listen", metavar="HOST:PORT", default=None,
               help="No TLS in nginx: listen here, behind Caddy (`listok https-config --upstream HOST:PORT`).")
 @click.option("--upstream", "upstreams", multiple=True, default=["127.0.0.1:8000"], show_default=True,
