@@ -17,9 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flask import Flask, jsonify, request  # noqa: E402
-from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_engine, event  # noqa: E402
+from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_engine  # noqa: E402
 
 from webapp.config import normalise_database_url  # noqa: E402
+from webapp.db.connections import configure_sqlite  # noqa: E402
 
 metadata = MetaData()
 bare = Table("bare_sheet", metadata, Column("id", Integer, primary_key=True),
@@ -28,19 +29,7 @@ bare = Table("bare_sheet", metadata, Column("id", Integer, primary_key=True),
 
 def make_app(url: str) -> Flask:
     engine = create_engine(normalise_database_url(url))
-    if engine.dialect.name == "sqlite":
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection, _record):
-            dbapi_connection.isolation_level = None
-            cur = dbapi_connection.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=FULL")
-            cur.execute("PRAGMA busy_timeout=15000")
-            cur.close()
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn):
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+    configure_sqlite(engine)  # the venue server's own settings (nothing on PostgreSQL)
     metadata.create_all(engine)
     engine.dispose()  # under gunicorn the app is built before the fork: no connection crosses it
     app = Flask(__name__)
