@@ -25,8 +25,8 @@ How the tests stay apart while sharing one app:
   own app with create_app.
 
 Account passwords are hashed with one round of PBKDF2 in this process (as
-Django's test settings do): scrypt's 0.1 s for each account made and each
-sign-in was a fifth of the web tests' time. Stored hashes still say their
+Django's test settings do): scrypt, deliberately slow, was paid for every
+account a fixture made and every sign-in. Stored hashes still say their
 method, and tests/web/test_passwords.py checks the app's own choice.
 """
 from __future__ import annotations

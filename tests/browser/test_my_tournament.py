@@ -40,7 +40,7 @@ def next_round(app, tid) -> int:
 
 def test_my_tournament_remembered_next_table_in_one_poll_and_offline_age(browser, venue):  # noqa: F811
     url, app, tid, pins, _seats = venue
-    app.config["LISTOK_PLAYER_POLL_SECONDS"] = 3  # a venue's setting: the test need not wait 15 s a poll
+    app.config["LISTOK_PLAYER_POLL_SECONDS"] = 3  # a venue's setting: shorter than the default for the test
     with app.app_context():
         r2 = db.session.scalar(select(Round).where(Round.tournament_id == tid, Round.number == 2))
         table2 = next(x.number for x in r2.tables if 5 in x.players)
