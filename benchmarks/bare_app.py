@@ -1,8 +1,9 @@
 """The yardstick for sync_bench.py: a bare Flask app whose POST /bare parses the
 phone's JSON body and does one INSERT + commit, on the same database (SQLite
 with the venue server's settings: WAL, synchronous=FULL, BEGIN IMMEDIATE) and
-under the same waitress with the same threads as `listok serve` (or under the same
-gunicorn configuration as listok's workers: app_from_env).
+under the same waitress with the same threads as `listok serve` — its --threads and
+one per write slot, webapp/serve/admission.py — (or under the same gunicorn
+configuration as listok's workers: app_from_env).
 
     DATABASE_URL=… python benchmarks/bare_app.py --port 8001 --threads 8
 """
@@ -21,6 +22,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_en
 
 from webapp.config import normalise_database_url  # noqa: E402
 from webapp.db.connections import configure_sqlite  # noqa: E402
+from webapp.serve.admission import DEFAULT_MAX_WRITES  # noqa: E402
 
 metadata = MetaData()
 bare = Table("bare_sheet", metadata, Column("id", Integer, primary_key=True),
@@ -61,7 +63,8 @@ def main() -> None:
     args = ap.parse_args()
     from waitress import serve
 
-    serve(make_app(os.environ["DATABASE_URL"]), host="127.0.0.1", port=args.port, threads=args.threads)
+    threads = args.threads + int(os.environ.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES)
+    serve(make_app(os.environ["DATABASE_URL"]), host="127.0.0.1", port=args.port, threads=threads)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ own work, no network):
 
 It prints requests/s one core answers, CPU ms per request and CPU seconds
 per minute of one open desk. An SSE desk would also hold one of waitress'
-threads (listok serve keeps few, two of them for readers) for as long as the
-desk is open: with two or three desks open, phones would queue behind them.
+threads that answer everyone (listok serve --threads, default 8) for as long
+as the desk is open: with a few desks open, readers would queue behind them.
 """
 from __future__ import annotations
 

@@ -167,7 +167,7 @@ class ServerProcess:
         self.kind, self.url, self.threads, self.workers = kind, url, threads, workers
         self.port = free_port()
         self.env = {**os.environ, "DATABASE_URL": url, "LISTOK_SECRET_KEY": SECRET, "PYTHONPATH": str(ROOT),
-                    **(extra_env or {})}
+                    "LISTOK_THREADS": str(threads), **(extra_env or {})}
         self.proc: subprocess.Popen | None = None
 
     def command(self) -> list[str]:
@@ -178,9 +178,9 @@ class ServerProcess:
                     "--threads", str(self.threads)]
         if self.kind in ("gunicorn", "bare-gunicorn"):
             app = "webapp:create_app()" if self.kind == "gunicorn" else "benchmarks.bare_app:app_from_env()"
+            # LISTOK_THREADS, not --threads: the configuration adds a thread per write slot
             return [PYTHON, "-m", "gunicorn", "-c", "python:webapp.serve.gunicorn_conf",
-                    "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
-                    "--threads", str(self.threads), app]
+                    "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers), app]
         raise ValueError(self.kind)
 
     @property

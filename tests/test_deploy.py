@@ -21,6 +21,7 @@ from sqlalchemy import create_engine, inspect
 
 from webapp.cli import main
 from webapp.config import normalise_database_url
+from webapp.serve.admission import DEFAULT_MAX_WRITES
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "alembic_version"
@@ -71,11 +72,40 @@ def test_listok_serve_threads_sets_waitress_threads_and_write_admission(monkeypa
         return FakeServer()
 
     monkeypatch.setattr(waitress, "create_server", fake_create_server)
+    monkeypatch.delenv("LISTOK_MAX_WRITES", raising=False)
     result = CliRunner().invoke(main, ["serve", "--threads", "12", "--port", "8123"])
     assert result.exit_code == 0, result.output
-    assert seen["threads"] == 12 and seen["port"] == 8123
-    assert "_dispatcher" not in seen and seen["max_writes"] == 10  # 2 threads kept for readers
+    # the 12 threads for everyone, and one for each phone sheet that may wait for its group commit
+    assert seen["threads"] == 12 + DEFAULT_MAX_WRITES and seen["port"] == 8123
+    assert "_dispatcher" not in seen and seen["max_writes"] == DEFAULT_MAX_WRITES
+    monkeypatch.setenv("LISTOK_MAX_WRITES", "20")
+    assert CliRunner().invoke(main, ["serve", "--threads", "12"]).exit_code == 0
+    assert (seen["threads"], seen["max_writes"]) == (32, 20)
     assert CliRunner().invoke(main, ["serve", "--threads", "1"]).exit_code == 2  # at least 2
+
+
+def test_a_gunicorn_worker_has_a_thread_per_write_slot_and_two_for_readers_at_least(monkeypatch):
+    """gunicorn_conf's threads: LISTOK_THREADS for everyone and one per write slot; a --threads given by
+    hand below that keeps two threads for readers."""
+    import importlib
+    from types import SimpleNamespace
+
+    from webapp.serve import gunicorn_conf
+    from webapp.serve.admission import Admission
+
+    monkeypatch.setenv("LISTOK_THREADS", "6")
+    monkeypatch.setenv("LISTOK_MAX_WRITES", "40")
+    assert importlib.reload(gunicorn_conf).threads == 46
+    monkeypatch.delenv("LISTOK_MAX_WRITES")
+    assert importlib.reload(gunicorn_conf).threads == 6 + DEFAULT_MAX_WRITES
+    monkeypatch.delenv("LISTOK_THREADS")
+    assert importlib.reload(gunicorn_conf).threads == 8 + DEFAULT_MAX_WRITES
+    for threads, slots in ((8 + DEFAULT_MAX_WRITES, DEFAULT_MAX_WRITES), (4, 2), (2, 1)):
+        admission = Admission()
+        app = SimpleNamespace(extensions={"admission": admission})  # no database: nothing to reconnect
+        gunicorn_conf.post_fork(SimpleNamespace(app=SimpleNamespace(callable=app),
+                                                cfg=SimpleNamespace(threads=threads)), None)
+        assert admission.max_writes == slots, threads
 
 
 def _free_port() -> int:

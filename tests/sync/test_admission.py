@@ -23,6 +23,7 @@ def test_full_write_slots_answer_503_with_retry_after_and_store_nothing(app, cli
     open_round(app, tid)
     body = signed_submission(app, tid, 1, 1, GOOD, pins=pins)
     admission = app.extensions["admission"]
+    admission.max_writes = 6
     admission.in_flight = admission.max_writes  # as if that many sheets were being answered right now
     resp = client.post(URL, json=body)
     assert resp.status_code == 503
@@ -106,19 +107,73 @@ def test_the_pace_is_the_time_between_writes_answered_not_one_thread_s_cpu(monke
     clock = [100.0]
     monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
     a = adm.Admission(max_writes=6)
+    window = [a.pace] * adm.PACE_WINDOW  # the default pace stands for the writes not seen yet
     slots = [a.slot() for _ in range(6)]
     for s in slots:
         s.__enter__()
     for s in slots:
         clock[0] += 0.030
         s.__exit__(None, None, None)
-    expected = 0.01  # the starting pace, then each write's 30 ms into the moving average
-    for _ in slots:
-        expected = 0.8 * expected + 0.2 * 0.030
-    assert a.in_flight == 0 and abs(a.pace - expected) < 1e-9 and a.pace > 0.024
+        window = window[1:] + [0.030]
+    assert a.in_flight == 0 and abs(a.pace - sum(window) / len(window)) < 1e-9
+    for _ in range(adm.PACE_WINDOW):
+        s = a.slot()
+        s.__enter__()
+        clock[0] += 0.030
+        s.__exit__(None, None, None)
+    assert abs(a.pace - 0.030) < 1e-9
     clock[0] += 50.0  # idle for almost a minute
     s = a.slot()
     s.__enter__()
     clock[0] += 0.010
     s.__exit__(None, None, None)
-    assert abs(a.pace - (0.8 * expected + 0.2 * 0.010)) < 1e-9
+    assert abs(a.pace - (0.030 * (adm.PACE_WINDOW - 1) + 0.010) / adm.PACE_WINDOW) < 1e-9
+
+
+def test_a_group_commit_s_writes_count_at_the_batch_s_time_per_sheet(monkeypatch):
+    """A batch of eight sheets written together in 40 ms answers them at once: the first one's interval
+    is 40 ms, the others' nothing. The pace is 5 ms a sheet however the threads happen to finish, and a
+    phone refused then comes back after the writes ahead of it at that pace, not 40 ms per sheet."""
+    from webapp.serve import admission as adm
+
+    clock = [100.0]
+    monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
+    a = adm.Admission(max_writes=8)
+    for _batch in range(adm.PACE_WINDOW // 8):
+        slots = [a.slot() for _ in range(8)]
+        for s in slots:
+            s.__enter__()
+        clock[0] += 0.040
+        for s in slots:
+            s.__exit__(None, None, None)
+    assert abs(a.pace - 0.005) < 1e-9
+    slots = [a.slot() for _ in range(8)]
+    for s in slots:
+        s.__enter__()
+    try:
+        with a.slot():
+            raise AssertionError("a ninth write was let in")
+    except adm.Busy as e:
+        assert e.retry_ms == round((8 + 1) * 0.005 * 1000 + 5)  # its turn behind the 8, then its own
+
+
+def test_one_slow_first_write_does_not_send_a_round_away_for_seconds(monkeypatch):
+    """The first write after a start took 300 ms (nothing warm yet): the phones refused behind it are
+    asked back within a second, not 300 ms each."""
+    from webapp.serve import admission as adm
+
+    clock = [100.0]
+    monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
+    a = adm.Admission(max_writes=1)
+    with a.slot():
+        clock[0] += 0.300
+    assert a.pace < 0.02
+    with a.slot():
+        tickets = []
+        for _phone in range(40):
+            try:
+                with a.slot():
+                    pass
+            except adm.Busy as e:
+                tickets.append(e.retry_ms)
+    assert len(tickets) == 40 and tickets == sorted(tickets) and tickets[-1] < 1000

@@ -177,12 +177,12 @@ def _bind(app, host: str, port: int, threads: int):
 
     from waitress import create_server
 
-    admission = app.extensions.get("admission")
-    if admission is not None and not app.config.get("LISTOK_MAX_WRITES"):
-        admission.max_writes = threads - 2  # two threads always free for readers, desks and referees
+    from ..serve.admission import server_threads
+
     try:
         # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-        return create_server(app, host=host, port=port, threads=threads, clear_untrusted_proxy_headers=False)
+        return create_server(app, host=host, port=port, threads=server_threads(app, threads),
+                             clear_untrusted_proxy_headers=False)
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             raise BadInput(_("port %(port)s on %(host)s is in use (another listok serve?): stop that server, "
@@ -201,7 +201,8 @@ def _bind(app, host: str, port: int, threads: int):
 @click.option("--force", metavar="DATABASE", default=None,
               help="With --demo: create the demo accounts in a database that is not instance/'s SQLite.")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(2, 64),
-              help="Waitress worker threads (requests answered at once).")
+              help="Waitress threads answering pages, forms and readers; the phones' sheets wait for "
+                   "their group commit on threads of their own (LISTOK_MAX_WRITES, default 150).")
 @click.option("--replica", "replica_dest", metavar="DEST", default=None,
               help="Copy the database continuously with Litestream to DEST: a folder (a second disk, a USB "
                    "stick, the standby laptop's share) or an sftp:// URL (docs/DEPLOY.md).")

@@ -5,8 +5,8 @@ A sheet answered after the phone gave up is worse than a quick "busy": the
 phone sends it again, at full cost, into the same queue. So each process
 counts the phone writes it is answering (after the replay lookup and the
 cheap refusals: a replay or a bad token is answered, never counted); when
-`max_writes` are in flight (the threads left must answer readers), or the
-ones in flight would take longer than `budget` seconds at the recent pace,
+`max_writes` are in flight, or the ones in flight would take longer than
+`budget` seconds at the recent pace,
 a new one is answered at once with 503, a Retry-After in seconds (HTTP's
 unit) and, in the body, `retry_after_ms`: a ticket, the moment its turn
 comes at the recent pace behind the writes in flight and the tickets
@@ -16,6 +16,13 @@ pace the server writes, not all at once and not a whole second late.
 Readers and the operators' and referees' forms are never refused here: a
 desk must not meet a dead end.
 
+The writes in flight have threads of their own, besides the threads that
+answer everyone (`server_threads`): a sheet waiting for its turn in the group
+commit (together.py) only holds a thread, and a whole round's sheets of a
+large venue waiting at once make large batches, where a few write slots
+sent most phones away with a ticket and had the rest written a few at a
+time, each batch paying the lock, the reads and the commit.
+
 The count is per process (a gunicorn worker counts its own), a lock and a
 few numbers: nothing that touches the database.
 """
@@ -24,13 +31,15 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
 
 from flask import current_app, jsonify
 
-# per process; `listok serve` uses its threads less 2, gunicorn (gunicorn_conf.py) the same per worker
-DEFAULT_MAX_WRITES = 16
+# per process, on threads of their own (server_threads): a round's sheets of a venue of about 140 tables
+DEFAULT_MAX_WRITES = 150
 DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
+PACE_WINDOW = 32  # writes the pace is the mean of: a group commit's batch and then some
 
 
 class Busy(Exception):
@@ -46,7 +55,8 @@ class Admission:
         self.max_writes = max_writes
         self.budget = budget
         self.in_flight = 0
-        self.pace = 0.01  # seconds between writes answered, moving average of the recent ones (_interval)
+        self.pace = 0.01  # seconds between writes answered: the mean of the last PACE_WINDOW (_interval)
+        self.intervals: deque[float] = deque([self.pace] * PACE_WINDOW, maxlen=PACE_WINDOW)
         self.last_done = 0.0  # monotonic time the last write was answered
         self.refused = 0
         self.next_ticket = 0.0  # monotonic time the last refused write was asked to come back at
@@ -58,7 +68,10 @@ class Admission:
         together, whatever holds them (the CPU, the database's write lock, another worker's turn
         on it). A thread's CPU time alone undercounted that pace wherever the lock and not the
         CPU was the limit (several gunicorn workers on PostgreSQL), so tickets brought phones
-        back before their turn, to be refused again."""
+        back before their turn, to be refused again. The sheets of one group commit are answered
+        together: the first one's interval is the whole batch's and the others' almost nothing, so
+        the pace is the mean of the last PACE_WINDOW intervals (at the start, the default pace's:
+        one slow first write must not send a round's phones away for seconds)."""
         now = time.monotonic()
         interval = now - max(start, self.last_done)
         self.last_done = now
@@ -88,7 +101,8 @@ class Admission:
         finally:
             with self._lock:
                 self.in_flight -= 1
-                self.pace = 0.8 * self.pace + 0.2 * self._interval(start)
+                self.intervals.append(self._interval(start))
+                self.pace = sum(self.intervals) / len(self.intervals)
                 idle = self.in_flight == 0
             if idle:
                 trim_memory()
@@ -130,13 +144,21 @@ def busy_answer(e: Busy):
     return response
 
 
+def server_threads(app, threads: int) -> int:
+    """The threads a server process runs for `threads` answering everyone: those and one per write
+    slot (LISTOK_MAX_WRITES, default DEFAULT_MAX_WRITES), which the app's admission counts."""
+    admission = app.extensions.get("admission")
+    if admission is None:  # an app without admission control (the benchmarks' bare yardstick)
+        return threads
+    return threads + admission.max_writes
+
+
 def current() -> Admission:
     return current_app.extensions["admission"]
 
 
 def init_app(app) -> Admission:
-    """`app.extensions["admission"]` counts this process's phone writes; `listok serve
-    --threads N` sets max_writes to N - 2 (two threads always free for readers)."""
+    """`app.extensions["admission"]` counts this process's phone writes (server_threads)."""
     admission = Admission(int(app.config.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES),
                           float(app.config.get("LISTOK_WRITE_BUDGET") or DEFAULT_BUDGET))
     app.extensions["admission"] = admission

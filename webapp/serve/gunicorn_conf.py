@@ -6,7 +6,8 @@
 
 Environment: DATABASE_URL (PostgreSQL), LISTOK_SECRET_KEY or
 LISTOK_SECRET_KEY_FILE (the same on every worker and machine), LISTOK_BIND
-(127.0.0.1:8000), LISTOK_WORKERS (2 per core), LISTOK_THREADS (8),
+(127.0.0.1:8000), LISTOK_WORKERS (2 per core), LISTOK_THREADS (8, and one
+more per write slot, LISTOK_MAX_WRITES: webapp/serve/admission.py),
 LISTOK_TRUSTED_PROXIES (the reverse proxy's address). Command-line options
 (--workers, --threads, --bind) override these.
 """
@@ -15,10 +16,13 @@ from __future__ import annotations
 import gc
 import os
 
+from webapp.serve.admission import DEFAULT_MAX_WRITES
+
 bind = os.environ.get("LISTOK_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("LISTOK_WORKERS") or 2 * (os.cpu_count() or 1))
 worker_class = "gthread"
-threads = int(os.environ.get("LISTOK_THREADS") or 8)
+# LISTOK_THREADS answer everyone; each write slot of admission control waits on a thread of its own
+threads = int(os.environ.get("LISTOK_THREADS") or 8) + int(os.environ.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES)
 # the app is built once in the master; workers share its pages (gc.freeze below keeps them shared)
 preload_app = True
 timeout = 60  # a phone gives up after 20 s; a worker stuck for a minute is restarted
@@ -41,7 +45,7 @@ def when_ready(server):
 
 def post_fork(server, worker):
     """In each worker: fresh database connections (a preloaded app's pool must not be
-    shared across processes) and write admission sized to this worker's threads."""
+    shared across processes) and write admission within this worker's threads."""
     app = getattr(server.app, "callable", None) or server.app.wsgi()
     from webapp.extensions import db
 
@@ -49,5 +53,5 @@ def post_fork(server, worker):
         with app.app_context():
             db.engine.dispose(close=False)
     admission = app.extensions.get("admission")
-    if admission is not None and not app.config.get("LISTOK_MAX_WRITES"):
-        admission.max_writes = max(1, server.cfg.threads - 2)
+    if admission is not None:  # a --threads given by hand below the write slots leaves two for readers
+        admission.max_writes = max(1, min(admission.max_writes, server.cfg.threads - 2))
