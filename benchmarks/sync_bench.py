@@ -2,7 +2,7 @@
 
     python benchmarks/sync_bench.py [--phones 130] [--drop 0.2] [--database-url URL] [--scrypt-pins]
                                     [--pins arrival|proofs|both] [--threads 8] [--workers N]
-                                    [--backends sqlite,postgresql] [--no-pages] [--no-browser]
+                                    [--backends sqlite,postgresql] [--readers 14] [--no-pages] [--no-browser]
 
 The server is a process of its own: `listok serve --threads 8` on a database
 migrated like a venue's (rounds 1 and 2 closed, round 3 being played, one table
@@ -11,8 +11,8 @@ loses 20 % of the answers to POST /api/v1/sheets AFTER the server answered.
 Each phone (a thread, released together) retries like outbox.js: the same
 idempotency key, a 20 s timeout, back-off 0.5 s doubling to 60 s (±25 %), a
 503's ticket (retry_after_ms) kept with up to 10 % jitter. While they send, 8 table-state polls
-(GET /api/v1/table), 4 standings and 2 projector readers ask the server
-directly. In the same run, the yardstick: benchmarks/bare_app.py (a bare
+(GET /api/v1/table), 4 standings and 2 projector readers (--readers: another
+number, in those proportions) ask the server directly. In the same run, the yardstick: benchmarks/bare_app.py (a bare
 Flask POST, one INSERT + commit) under the same waitress with the same
 threads, through the same proxy. Printed per backend (SQLite in a temp file;
 PostgreSQL with --database-url or TEST_DATABASE_URL, in a schema of its own):
@@ -272,7 +272,7 @@ def stored_sheets(url: str, tid: int) -> tuple[int, int, dict, int]:
 
 
 def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool, proofs: bool,
-                    threads: int = 8, repeat: int = 3, workers: int = 0) -> dict:
+                    threads: int = 8, repeat: int = 3, workers: int = 0, readers: int = 14) -> dict:
     """One backend: the bare yardstick and `listok serve`, each a process of its own, in this run.
     `repeat` pairs of bursts (the bare app's, then listok's, n phones each, listok's on tables of a
     tournament of their own): a burst lasts well under a second, so one pair's ratio swings with
@@ -283,9 +283,11 @@ def run_submissions(url: str, label: str, n: int, drop: float, scrypt_pins: bool
     bodies, read_bodies = all_bodies[:n], all_bodies[n:]
     venues = [(tid, bodies)] + [venue.make_venue(url, n * 3, seed=11 + k, proofs=proofs, scrypt_pins=scrypt_pins)
                                 for k in range(1, repeat)]
-    polls = [(f"table state {i}", f"/api/v1/table?token={read_bodies[i * (n // 8)]['token']}") for i in range(8)]
-    polls += [(f"standings {i}", f"/t/{tid}/standings") for i in range(4)]
-    polls += [(f"projector {i}", f"/t/{tid}/projector") for i in range(2)]
+    states, standings = round(readers * 8 / 14), round(readers * 4 / 14)  # 8, 4 and 2 of the default 14
+    polls = [(f"table state {i}", f"/api/v1/table?token={read_bodies[i * n // states]['token']}")
+             for i in range(states)]
+    polls += [(f"standings {i}", f"/t/{tid}/standings") for i in range(standings)]
+    polls += [(f"projector {i}", f"/t/{tid}/projector") for i in range(readers - states - standings)]
     kinds = ("bare-gunicorn", "gunicorn") if workers else ("bare", "listok")
     with venue.ServerProcess(kinds[0], url, threads=threads, workers=workers) as bare, \
             venue.ServerProcess(kinds[1], url, threads=threads, workers=workers) as server:
@@ -518,12 +520,16 @@ def main() -> None:
                          "instead of waitress in one process")
     ap.add_argument("--backends", default="sqlite,postgresql", help="which of sqlite,postgresql to run")
     ap.add_argument("--repeat", type=int, default=3, help="pairs of bursts (bare, listok) for the throughput ratio")
+    ap.add_argument("--readers", type=int, default=14,
+                    help="readers polling during the second burst, each every 0.5 s (table state 8/14, "
+                         "standings 4/14, projector the rest)")
     ap.add_argument("--no-pages", action="store_true", help="skip the table page's size and poll cost")
     ap.add_argument("--no-browser", action="store_true", help="skip the chromium page-size measurement")
     args = ap.parse_args()
 
     for proofs in {"arrival": (False,), "proofs": (True,), "both": (False, True)}[args.pins]:
-        options = (args.phones, args.drop, args.scrypt_pins, proofs, args.threads, args.repeat, args.workers)
+        options = (args.phones, args.drop, args.scrypt_pins, proofs, args.threads, args.repeat, args.workers,
+                   args.readers)
         if "sqlite" in args.backends:
             with tempfile.TemporaryDirectory() as tmp:
                 run_submissions(f"sqlite:///{tmp}/sync.db", "SQLite", *options)
