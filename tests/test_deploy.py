@@ -15,7 +15,6 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, inspect
 

@@ -19,9 +19,9 @@ desk must not meet a dead end.
 The writes in flight have threads of their own, besides the threads that
 answer everyone (`server_threads`): a sheet waiting for its turn in the group
 commit (together.py) only holds a thread, and a whole round's sheets of a
-large venue waiting at once make large batches, where a few write slots
-sent most phones away with a ticket and had the rest written a few at a
-time, each batch paying the lock, the reads and the commit.
+large venue waiting at once make large batches. A few write slots would
+send most phones away with a ticket and write the rest a few at a time,
+each batch paying the lock, the reads and the commit.
 
 The count is per process (a gunicorn worker counts its own), a lock and a
 few numbers: nothing that touches the database.
