@@ -153,3 +153,24 @@ def test_whole_seconds_from_the_environment(tmp_path, monkeypatch, name, default
         with pytest.raises(ConfigError, match=name):
             load_config(str(tmp_path), base)
 
+
+
+
+def test_a_postgresql_pool_keeps_ten_connections_of_at_most_fifteen(app, backend):
+    """A round's phones arrive at once: on PostgreSQL the connections they need are kept, not opened
+    and closed again with each burst, and a process still opens at most 15."""
+    from webapp.extensions import db
+
+    with app.app_context():
+        pool = db.engine.pool
+        if backend == "postgresql":
+            assert pool.size() == 10
+            conns = [db.engine.connect() for _ in range(15)]
+            try:
+                assert pool.overflow() == 5 and pool.checkedout() == 15
+            finally:
+                for c in conns:
+                    c.close()
+            assert pool.checkedin() == 10  # the five beyond pool_size are closed, the ten kept
+        else:  # SQLite: SQLAlchemy's own pool for a file, no options of ours
+            assert app.config["SQLALCHEMY_ENGINE_OPTIONS"] == {}

@@ -125,7 +125,10 @@ class Config:
     BABEL_DEFAULT_TIMEZONE = os.environ.get("LISTOK_TIMEZONE", "Europe/Bratislava")
     # the address phones reach the server at, for the QR codes on printed sheets (empty: this request's host)
     LISTOK_PUBLIC_URL = os.environ.get("LISTOK_PUBLIC_URL", "")
-    SQLALCHEMY_ENGINE_OPTIONS: dict = {}  # PostgreSQL's connections are pinged after a rest (webapp/db/connections.py)
+    # PostgreSQL: at most SQLAlchemy's 15 connections a process, but 10 of them kept (its default keeps 5): a
+    # round's phones arriving at once opened and closed the others over and over, each a new server backend.
+    # They are pinged after a rest (webapp/db/connections.py)
+    SQLALCHEMY_ENGINE_OPTIONS: dict = {"pool_size": 10, "max_overflow": 5}
     WTF_CSRF_TIME_LIMIT = None
     SESSION_COOKIE_SAMESITE = "Lax"
     REMEMBER_COOKIE_SAMESITE = "Lax"
