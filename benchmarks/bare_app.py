@@ -22,7 +22,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_en
 
 from webapp.config import normalise_database_url  # noqa: E402
 from webapp.db.connections import configure_sqlite  # noqa: E402
-from webapp.serve.admission import DEFAULT_MAX_WRITES  # noqa: E402
+from webapp.serve.admission import write_slots  # noqa: E402
 
 metadata = MetaData()
 bare = Table("bare_sheet", metadata, Column("id", Integer, primary_key=True),
@@ -63,7 +63,7 @@ def main() -> None:
     args = ap.parse_args()
     from waitress import serve
 
-    threads = args.threads + int(os.environ.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES)
+    threads = args.threads + write_slots(os.environ.get("LISTOK_MAX_WRITES"))
     serve(make_app(os.environ["DATABASE_URL"]), host="127.0.0.1", port=args.port, threads=threads)
 
 

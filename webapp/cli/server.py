@@ -177,11 +177,10 @@ def _bind(app, host: str, port: int, threads: int):
 
     from waitress import create_server
 
-    from ..serve.admission import server_threads
-
     try:
-        # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides
-        return create_server(app, host=host, port=port, threads=server_threads(app, threads),
+        # waitress would drop X-Forwarded-* itself; the app's TrustedProxyFix (LISTOK_TRUSTED_PROXIES) decides;
+        # each write slot of admission control waits on a thread of its own, besides `threads`
+        return create_server(app, host=host, port=port, threads=threads + app.extensions["admission"].max_writes,
                              clear_untrusted_proxy_headers=False)
     except OSError as e:
         if e.errno == errno.EADDRINUSE:

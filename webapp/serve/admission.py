@@ -17,7 +17,7 @@ Readers and the operators' and referees' forms are never refused here: a
 desk must not meet a dead end.
 
 The writes in flight have threads of their own, besides the threads that
-answer everyone (`server_threads`): a sheet waiting for its turn in the group
+answer everyone (`listok serve`, gunicorn_conf.py): a sheet waiting for its turn in the group
 commit (together.py) only holds a thread, and a whole round's sheets of a
 large venue waiting at once make large batches. A few write slots would
 send most phones away with a ticket and write the rest a few at a time,
@@ -36,7 +36,7 @@ from contextlib import contextmanager
 
 from flask import current_app, jsonify
 
-# per process, on threads of their own (server_threads): a round's sheets of a venue of about 140 tables
+# per process, on threads of their own: a round's sheets of a venue of about 140 tables
 DEFAULT_MAX_WRITES = 150
 DEFAULT_BUDGET = 5.0  # seconds; the phone waits 20
 PACE_WINDOW = 32  # writes the pace is the mean of: a group commit's batch and then some
@@ -144,13 +144,9 @@ def busy_answer(e: Busy):
     return response
 
 
-def server_threads(app, threads: int) -> int:
-    """The threads a server process runs for `threads` answering everyone: those and one per write
-    slot (LISTOK_MAX_WRITES, default DEFAULT_MAX_WRITES), which the app's admission counts."""
-    admission = app.extensions.get("admission")
-    if admission is None:  # an app without admission control (the benchmarks' bare yardstick)
-        return threads
-    return threads + admission.max_writes
+def write_slots(value) -> int:
+    """LISTOK_MAX_WRITES as given (the environment, the app's config), or the default."""
+    return int(value or 0) or DEFAULT_MAX_WRITES
 
 
 def current() -> Admission:
@@ -158,8 +154,8 @@ def current() -> Admission:
 
 
 def init_app(app) -> Admission:
-    """`app.extensions["admission"]` counts this process's phone writes (server_threads)."""
-    admission = Admission(int(app.config.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES),
+    """`app.extensions["admission"]` counts this process's phone writes."""
+    admission = Admission(write_slots(app.config.get("LISTOK_MAX_WRITES")),
                           float(app.config.get("LISTOK_WRITE_BUDGET") or DEFAULT_BUDGET))
     app.extensions["admission"] = admission
     return admission

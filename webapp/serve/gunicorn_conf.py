@@ -16,13 +16,13 @@ from __future__ import annotations
 import gc
 import os
 
-from webapp.serve.admission import DEFAULT_MAX_WRITES
+from webapp.serve.admission import write_slots
 
 bind = os.environ.get("LISTOK_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("LISTOK_WORKERS") or 2 * (os.cpu_count() or 1))
 worker_class = "gthread"
 # LISTOK_THREADS answer everyone; each write slot of admission control waits on a thread of its own
-threads = int(os.environ.get("LISTOK_THREADS") or 8) + int(os.environ.get("LISTOK_MAX_WRITES") or DEFAULT_MAX_WRITES)
+threads = int(os.environ.get("LISTOK_THREADS") or 8) + write_slots(os.environ.get("LISTOK_MAX_WRITES"))
 # the app is built once in the master; workers share its pages (gc.freeze below keeps them shared)
 preload_app = True
 timeout = 60  # a phone gives up after 20 s; a worker stuck for a minute is restarted
