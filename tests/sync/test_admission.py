@@ -1,11 +1,13 @@
 """Admission control of the phones' writes (webapp/serve/admission.py), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import func, select
 
 from tests.helpers import issue_pins, make_tournament, open_round, signed_submission
 from webapp.extensions import db
 from webapp.models import Sheet, Submission
+from webapp.serve import admission as adm
 
 URL = "/api/v1/sheets"
 GOOD = [1450, 1000, 550]
@@ -88,24 +90,26 @@ def test_operator_forms_are_never_refused_by_admission_control(app, client):
 def test_retry_after_is_the_ticket_in_whole_seconds_without_float_noise():
     """A ticket 11 s away, computed from the monotonic clock, can come out as 11.000000000000002
     (at 1013.32 s, for one): Retry-After must still say 11, as its retry_after_ms says 11000."""
-    from webapp.serve.admission import Busy
-
     now = 1013.32
     wait = (now + 10 + 1.0) - now
     assert wait != 11.0
-    busy = Busy(wait)
+    busy = adm.Busy(wait)
     assert (busy.retry_after, busy.retry_ms) == (11, 11000)
-    assert Busy(10.2).retry_after == 11 and Busy(0.2).retry_after == 1
+    assert adm.Busy(10.2).retry_after == 11 and adm.Busy(0.2).retry_after == 1
 
 
-def test_the_pace_is_the_time_between_writes_answered_not_one_thread_s_cpu(monkeypatch):
+@pytest.fixture
+def clock(monkeypatch) -> list[float]:
+    """Admission's monotonic clock, moved by hand: clock[0] += seconds."""
+    now = [100.0]
+    monkeypatch.setattr(adm.time, "monotonic", lambda: now[0])
+    return now
+
+
+def test_the_pace_is_the_time_between_writes_answered_not_one_thread_s_cpu(clock):
     """Six writes in flight that the database's lock lets out one every 30 ms (another worker's turn,
     PostgreSQL) set the pace to 30 ms, however little CPU each used: a ticket counted at the CPU's pace
     sent phones back before their turn. A lone write's pace is its own duration, not the idle time before."""
-    from webapp.serve import admission as adm
-
-    clock = [100.0]
-    monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
     a = adm.Admission(max_writes=6)
     window = [a.pace] * adm.PACE_WINDOW  # the default pace stands for the writes not seen yet
     slots = [a.slot() for _ in range(6)]
@@ -130,14 +134,10 @@ def test_the_pace_is_the_time_between_writes_answered_not_one_thread_s_cpu(monke
     assert abs(a.pace - (0.030 * (adm.PACE_WINDOW - 1) + 0.010) / adm.PACE_WINDOW) < 1e-9
 
 
-def test_a_group_commit_s_writes_count_at_the_batch_s_time_per_sheet(monkeypatch):
+def test_a_group_commit_s_writes_count_at_the_batch_s_time_per_sheet(clock):
     """A batch of eight sheets written together in 40 ms answers them at once: the first one's interval
     is 40 ms, the others' nothing. The pace is 5 ms a sheet however the threads happen to finish, and a
     phone refused then comes back after the writes ahead of it at that pace, not 40 ms per sheet."""
-    from webapp.serve import admission as adm
-
-    clock = [100.0]
-    monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
     a = adm.Admission(max_writes=8)
     for _batch in range(adm.PACE_WINDOW // 8):
         slots = [a.slot() for _ in range(8)]
@@ -157,13 +157,9 @@ def test_a_group_commit_s_writes_count_at_the_batch_s_time_per_sheet(monkeypatch
         assert e.retry_ms == round((8 + 1) * 0.005 * 1000 + 5)  # its turn behind the 8, then its own
 
 
-def test_one_slow_first_write_does_not_send_a_round_away_for_seconds(monkeypatch):
+def test_one_slow_first_write_does_not_send_a_round_away_for_seconds(clock):
     """The first write after a start took 300 ms (nothing warm yet): the phones refused behind it are
     asked back within a second, not 300 ms each."""
-    from webapp.serve import admission as adm
-
-    clock = [100.0]
-    monkeypatch.setattr(adm.time, "monotonic", lambda: clock[0])
     a = adm.Admission(max_writes=1)
     with a.slot():
         clock[0] += 0.300
